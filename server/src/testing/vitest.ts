@@ -1,0 +1,39 @@
+// Vitest glue for the throwaway databases: a global setup that starts one PostgreSQL server for a
+// test run, and `useTestDatabase()` that gives each test file a database of its own and drops it after.
+import { afterAll, beforeAll, inject } from 'vitest';
+import type { TestProject } from 'vitest/node';
+import { createTestDatabase, startTestPostgres, type TestDatabase } from './index.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    loadfeedAdminDatabaseUrl: string;
+  }
+}
+
+/** Use as a vitest `globalSetup` module: `export { setup } from '@loadfeed/server/testing/vitest'`. */
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const postgres = await startTestPostgres();
+  project.provide('loadfeedAdminDatabaseUrl', postgres.adminUrl);
+  return () => postgres.stop();
+}
+
+/** A database for this test file: created before its tests, dropped after them. Read `.url` inside a test or hook. */
+export function useTestDatabase(): { readonly url: string; readonly name: string } {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('loadfeedAdminDatabaseUrl'));
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return {
+    get url() {
+      if (!database) throw new Error('useTestDatabase(): the database exists only inside tests and hooks');
+      return database.url;
+    },
+    get name() {
+      if (!database) throw new Error('useTestDatabase(): the database exists only inside tests and hooks');
+      return database.name;
+    },
+  };
+}

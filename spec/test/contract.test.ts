@@ -1,0 +1,64 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import {
+  DATE_TIME_LOAD_FIELDS,
+  DEFAULT_PAGE,
+  DEFAULT_PAGE_SIZE,
+  LIST_LOADS_PARAMETERS,
+  LOAD_FIELDS,
+  LOAD_STATUSES,
+  NULLABLE_LOAD_FIELDS,
+  PAGE_SIZE_CEILING,
+  openApiDocument,
+} from '../src/index.js';
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 under an independent validator', async () => {
+    const result = await new Validator().validate(structuredClone(openApiDocument) as never);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(openApiDocument.openapi).toBe('3.1.0');
+    expect(openApiDocument.info.version).toBe('1.0.0');
+  });
+
+  it('declares listLoads at GET /api/v1/loads with HTTP bearer security (SPEC §4, §5)', () => {
+    const operation = openApiDocument.paths['/api/v1/loads']!.get!;
+    expect(operation.operationId).toBe('listLoads');
+    expect(openApiDocument.security).toEqual([{ bearerAuth: [] }]);
+    expect(openApiDocument.components.securitySchemes).toMatchObject({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+    expect(Object.keys(operation.responses as object)).toEqual(['200', '400', '401', '429', '500']);
+  });
+
+  it('lists the ten query parameters of SPEC §4, with status repeatable', () => {
+    expect([...LIST_LOADS_PARAMETERS].sort()).toEqual(
+      ['billingRefNumber', 'deliveryFrom', 'deliveryTo', 'page', 'pageSize', 'pickupFrom', 'pickupTo', 'poNumber', 'status', 'updatedSince'].sort(),
+    );
+    expect(openApiDocument.components.parameters.status).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } });
+    expect(openApiDocument.components.parameters.pageSize!.schema).toEqual({ type: 'integer', minimum: 1, default: 100 });
+  });
+});
+
+describe('names and numbers derived from the document', () => {
+  it('are the 23 Load fields of SPEC §2, 20 of them nullable, 7 of them date-times', () => {
+    expect(LOAD_FIELDS).toHaveLength(23);
+    expect(NULLABLE_LOAD_FIELDS).toHaveLength(20);
+    expect(LOAD_FIELDS.filter((f) => !NULLABLE_LOAD_FIELDS.includes(f))).toEqual(['loadNumber', 'status', 'updatedAt']);
+    expect(DATE_TIME_LOAD_FIELDS).toEqual([
+      'scheduledPickupDate',
+      'scheduledDeliveryDate',
+      'tenderedDate',
+      'actualPickupDate',
+      'actualDeliveryDate',
+      'requestedDeliveryDate',
+      'updatedAt',
+    ]);
+  });
+
+  it('are the 13 statuses of SPEC §3 and the page limits of SPEC §8', () => {
+    expect(LOAD_STATUSES).toEqual([
+      'PrePlanning', 'Available', 'Covered', 'Dispatched', 'Loading', 'InTransit', 'Unloading',
+      'Delivered', 'Claims', 'PenApp', 'Completed', 'OnHold', 'Cancelled',
+    ]);
+    expect([DEFAULT_PAGE, DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING]).toEqual([1, 100, 1000]);
+  });
+});

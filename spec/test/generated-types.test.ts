@@ -1,0 +1,20 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script without declarations; its output is what the test checks.
+import { generatedPath, readDocument, renderTypes } from '../scripts/generate.mjs';
+
+describe('generated/schema.d.ts', () => {
+  it('is what `npm run generate` makes from openapi.yaml today', async () => {
+    const committed = await readFile(generatedPath, 'utf8');
+    expect(await renderTypes(await readDocument())).toBe(committed);
+  });
+
+  it('stops matching as soon as the document changes, so drift fails the test above', async () => {
+    const committed = await readFile(generatedPath, 'utf8');
+    const document = await readDocument();
+    document.components.schemas.Load.properties.carrier = { type: 'string' };
+    const drifted = await renderTypes(document);
+    expect(drifted).not.toBe(committed);
+    expect(drifted).toContain('carrier');
+  });
+});
