@@ -1,0 +1,32 @@
+// Which database a command talks to, and a pool for the length of one command.
+import type pg from 'pg';
+import { ConfigError, loadConfig } from '../config.js';
+import { createPool } from '../db/pool.js';
+import { CliError } from './command.js';
+
+/** `--database-url` when given, else DATABASE_URL, each checked as the server's configuration checks it. */
+export function databaseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
+  const url = configOf(option === undefined ? env : { ...env, DATABASE_URL: option }).databaseUrl;
+  if (!url) throw new CliError('no database given: set DATABASE_URL or pass --database-url postgres://…');
+  return url;
+}
+
+/** The server's configuration, with a one-line reason when a value is wrong. */
+export function configOf(env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(`invalid configuration: ${error.problems.join('; ')}`);
+    throw error;
+  }
+}
+
+/** Runs `work` with a small pool on `databaseUrl` and closes the pool afterwards, whatever happens. */
+export async function withPool<T>(databaseUrl: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = createPool(databaseUrl, { max: 4 });
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,36 @@
+// Runs the embedded PostgreSQL in a process of its own session, forked by `start` (see ./embedded.ts).
+// A Ctrl-C in a terminal signals the whole foreground process group; out of that group, PostgreSQL
+// keeps serving the requests `start` is still finishing, and stops only when `start` says so.
+import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
+
+export type HostMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string } | { type: 'stopped' };
+export type HostCommand = { type: 'stop' };
+
+const dataDir = process.argv[2];
+const send = (message: HostMessage): void => {
+  process.send?.(message);
+};
+
+if (!dataDir || !process.send) {
+  process.stderr.write('embedded-postgres-host: run by `loadfeed-server start` only\n');
+  process.exit(2);
+}
+
+try {
+  const postgres = await startEmbeddedPostgres({ dataDir });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= postgres.stop());
+  process.on('message', (command: HostCommand) => {
+    if (command.type !== 'stop') return;
+    void stop().then(() => {
+      send({ type: 'stopped' });
+      process.disconnect();
+    });
+  });
+  // `start` died without asking (killed, crashed): stop PostgreSQL cleanly rather than orphan it.
+  process.on('disconnect', () => void stop());
+  send({ type: 'ready', url: postgres.url });
+} catch (error) {
+  send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  process.disconnect();
+}

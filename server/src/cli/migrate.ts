@@ -1,0 +1,23 @@
+// `loadfeed-server migrate`: brings the database's schema up to date.
+import { migrate } from '../db/migrate.js';
+import { COMMON_HELP, parseCommandLine, writeLine, type Command } from './command.js';
+import { databaseUrlOf } from './database.js';
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: 'Apply pending database migrations',
+  help: `Usage: loadfeed-server migrate [options]
+
+Applies every pending migration to the database. Safe to run while servers are running and from
+several places at once: each run waits for the others, and a database that is up to date is left as it is.
+\`start\` migrates too, so this is for deployments that migrate as a separate step.
+
+Options:
+${COMMON_HELP}`,
+  async run(args, { stdout, env }) {
+    const { values } = parseCommandLine('migrate', args, {}, { names: [], required: 0 });
+    if (values.help) return writeLine(stdout, this.help);
+    const applied = await migrate(databaseUrlOf(values['database-url'], env));
+    writeLine(stdout, applied.length === 0 ? 'the database is up to date' : `applied ${applied.length} migration(s): ${applied.join(', ')}`);
+  },
+};
