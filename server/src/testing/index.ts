@@ -61,3 +61,6 @@ async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promi
     await client.end();
   }
 }
+
+export { startTestServer } from './server.js';
+export type { ImportSummary, LoadInput, TestServer, TestServerOptions } from './server.js';

@@ -1,0 +1,96 @@
+// createServer: the hapi server of the Customer Data API, configured and routed but not listening, so
+// that tests drive it with server.inject() and the CLI's `start` decides when to listen. Dependencies
+// (pool, clock, logger) are arguments: the seam for tests, and one pool per process.
+import { randomUUID } from 'node:crypto';
+import Boom from '@hapi/boom';
+import Hapi from '@hapi/hapi';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { registerAuthScheme } from './auth/scheme.js';
+import type { Config } from './config.js';
+import { keepFeedIndexCurrent } from './db/feed-index.js';
+import { errorResponse } from './errors.js';
+import { healthRoutes } from './health/routes.js';
+import { loadsRoutes } from './loads/route.js';
+import { bindCustomer, registerRequestLogging } from './logging.js';
+import { openApiRoute } from './openapi/route.js';
+import { rateHeadersOf } from './rate-limit/step.js';
+
+/** The time now; injected so that tests can move it (the rate window, the feed window). */
+export type Clock = () => Date;
+
+export interface ServerDeps {
+  pool: pg.Pool;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/** How often a listening server checks whether the feed index is due for its monthly renewal. */
+const FEED_INDEX_CHECK_MS = 6 * 60 * 60 * 1000;
+
+export async function createServer(config: Config, { pool, logger, clock = () => new Date() }: ServerDeps): Promise<Hapi.Server> {
+  const server = Hapi.server({
+    port: config.port,
+    host: config.host,
+  });
+
+  server.ext('onRequest', (request, h) => {
+    request.app.requestId = randomUUID();
+    return h.continue;
+  });
+  await registerRequestLogging(server, logger);
+  registerAuthScheme(server, { pool, clock });
+  server.ext('onCredentials', (request, h) => {
+    const credentials = request.auth.credentials?.app;
+    if (credentials) bindCustomer(request, credentials.customerCode);
+    return h.continue;
+  });
+
+  server.route([
+    ...loadsRoutes({ pool, clock, rateLimitPerMinute: config.rateLimitPerMinute, maxPageSize: config.maxPageSize }),
+    openApiRoute(),
+    ...healthRoutes(pool),
+  ]);
+
+  server.ext('onPreResponse', (request, h) => {
+    const { response } = request;
+    const rateHeaders = rateHeadersOf(request);
+    if (Boom.isBoom(response)) {
+      const { status, body, headers } = errorResponse(response);
+      const reply = h.response(body).code(status);
+      for (const [name, value] of Object.entries({ ...headers, ...(status === 401 ? {} : rateHeaders), 'X-Request-Id': request.app.requestId ?? randomUUID() })) {
+        reply.header(name, value);
+      }
+      return reply;
+    }
+    for (const [name, value] of Object.entries({ ...rateHeaders, 'X-Request-Id': request.app.requestId ?? randomUUID() })) {
+      response.header(name, value);
+    }
+    return h.continue;
+  });
+
+  keepFeedIndexFresh(server, pool, clock, logger);
+  return server;
+}
+
+/** While the server listens, renews the feed index when the window has moved on (src/db/feed-index.ts). */
+function keepFeedIndexFresh(server: Hapi.Server, pool: pg.Pool, clock: Clock, logger: Logger): void {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const check = () => {
+    running = keepFeedIndexCurrent(pool, clock()).then(
+      ({ current, rebuilt }) => rebuilt && logger.info({ index: current }, 'feed index renewed'),
+      (error: unknown) => logger.warn({ err: error }, 'feed index upkeep failed; the next check retries'),
+    );
+  };
+  server.ext('onPostStart', () => {
+    check();
+    timer = setInterval(check, FEED_INDEX_CHECK_MS);
+    timer.unref();
+  });
+  // The pool closes after the server stops, so a check under way finishes first.
+  server.ext('onPreStop', async () => {
+    clearInterval(timer);
+    await running;
+  });
+}

@@ -1,0 +1,40 @@
+// Every error a client can get, as SPEC §7's error body, decided in this one place. Errors are raised as
+// Boom where they are found; here each becomes `{ error, details? }` with the headers its status needs.
+// A 5xx never shows what went wrong inside (the log has it); a 401 is the same whatever its cause.
+import type { Boom } from '@hapi/boom';
+import type { ErrorBody, ValidationErrorBody } from '@loadfeed/spec';
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody | ValidationErrorBody;
+  headers: Record<string, string>;
+}
+
+/** Fixed messages by status: what a client may read, whatever the error carried. */
+const MESSAGES: Record<number, string> = {
+  401: 'A valid API key is required: send Authorization: Bearer <key>',
+  404: 'Not found',
+  500: 'Internal server error',
+};
+
+/** Headers that belong to a status whatever raised it. */
+const HEADERS: Record<number, Record<string, string>> = {
+  401: { 'WWW-Authenticate': 'Bearer' },
+};
+
+function detailsOf(error: Boom): string[] {
+  const data = error.data as { details?: unknown } | null;
+  const details = data?.details;
+  return Array.isArray(details) && details.every((detail) => typeof detail === 'string') ? details : [error.message];
+}
+
+/** The response an error becomes. */
+export function errorResponse(error: Boom): ErrorResponse {
+  const status = error.output.statusCode;
+  const headers: Record<string, string> = { ...HEADERS[status] };
+  if (status === 405) headers.Allow = String(error.output.headers.Allow ?? 'GET');
+  if (status >= 500) return { status, body: { error: MESSAGES[status] ?? MESSAGES[500]! }, headers };
+  const error_ = MESSAGES[status] ?? error.message;
+  if (status === 400) return { status, body: { error: error_, details: detailsOf(error) }, headers };
+  return { status, body: { error: error_ }, headers };
+}

@@ -1,0 +1,73 @@
+// startTestServer: the real reference server on a real database, listening on an ephemeral loopback
+// port, for the tests of the SDK, the conformance kit and the examples (notes/TEST-SERVER-API.md).
+import type { AddressInfo } from 'node:net';
+import { createServer } from '../app.js';
+import { loadConfig } from '../config.js';
+import { addCustomer } from '../customers/customers.js';
+import { createPool } from '../db/pool.js';
+import { migrate } from '../db/migrate.js';
+import { importLoads as importRows, type ImportSummary } from '../loads/import.js';
+import type { LoadInput } from '../loads/load-input.js';
+import { createKey, revokeKey } from '../keys/keys.js';
+import { createLogger } from '../logging.js';
+
+export type { ImportSummary, LoadInput };
+
+export interface TestServerOptions {
+  /** e.g. useTestDatabase().url; startTestServer migrates it (idempotent). */
+  databaseUrl: string;
+  /** The limit of keys without their own; default 10. */
+  rateLimitPerMinute?: number;
+  /** Default 100, up to 1000. */
+  maxPageSize?: number;
+}
+
+export interface TestServer {
+  /** `http://127.0.0.1:<ephemeral port>`, already listening. */
+  baseUrl: string;
+  createCustomer(code: string, name?: string): Promise<void>;
+  createKey(customerCode: string, options?: { rateLimit?: number }): Promise<{ id: string; key: string }>;
+  revokeKey(id: string): Promise<void>;
+  /**
+   * Upserts by loadNumber for that customer through the same code path as `loadfeed-server import`.
+   * Up to 1000 rows in one call are written in ONE transaction, so every row it inserts or changes
+   * shares one updatedAt (ms precision); a row whose values did not change keeps its updatedAt.
+   * For distinct updatedAt values, import one row per call.
+   */
+  importLoads(customerCode: string, loads: LoadInput[]): Promise<ImportSummary>;
+  /** Stops listening and closes its pool; leaves the database as it is. */
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  await migrate(options.databaseUrl);
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: options.databaseUrl,
+    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 10),
+    MAX_PAGE_SIZE: String(options.maxPageSize ?? 100),
+    LOG_LEVEL: 'silent',
+  });
+  const logger = createLogger('silent');
+  const pool = createPool(options.databaseUrl, { max: 5, onIdleError: (error) => logger.warn({ err: error }, 'idle connection lost') });
+  const server = await createServer(config, { pool, logger });
+  await server.start();
+  const { port } = server.listener.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    createCustomer: async (code, name) => {
+      await addCustomer(pool, code, name);
+    },
+    createKey: async (customerCode, keyOptions) => {
+      const { id, key } = await createKey(pool, customerCode, keyOptions);
+      return { id, key };
+    },
+    revokeKey: (id) => revokeKey(pool, id),
+    importLoads: (customerCode, loads) => importRows(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value }))),
+    stop: async () => {
+      await server.stop();
+      await pool.end();
+    },
+  };
+}
