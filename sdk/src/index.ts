@@ -1,1 +1,24 @@
-export {};
+export { createClient } from './client.js';
+export type { ClientOptions, CallOptions, ClientStats, ListLoadsParams, LoadRow, LoadfeedClient, Page } from './client.js';
+export {
+  LoadfeedError,
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  RateLimitError,
+  ServerError,
+  ConnectionError,
+  TimeoutError,
+  AbortError,
+  ContractError,
+  errorFromResponse,
+} from './errors.js';
+export { DEFAULT_RETRY_POLICY, RETRY_RULES, backoffDelay } from './retry.js';
+export type { RetryPolicy, RetryWait, AttemptEvents } from './retry.js';
+export type { QuotaSnapshot } from './pacing.js';
+export { systemClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { syncLoads } from './sync.js';
+export type { SyncOptions, SyncProgress, SyncSummary, SyncStrategy, SyncFilters } from './sync.js';
+export { memoryCursorStore, fileCursorStore } from './cursor-store.js';
+export type { CursorStore } from './cursor-store.js';

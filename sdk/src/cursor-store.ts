@@ -1,0 +1,61 @@
+// Where a sync keeps its cursor between runs: in memory, in a file (written atomically, so a crash
+// mid-write leaves the previous cursor, never half of one), or anything with load() and save().
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+
+export interface CursorStore {
+  /** The last saved cursor (an updatedAt date-time), or undefined before the first sync. */
+  load(): Promise<string | undefined> | string | undefined;
+  save(cursor: string): Promise<void> | void;
+}
+
+export function memoryCursorStore(initial?: string): CursorStore & { readonly cursor: string | undefined } {
+  let cursor = initial;
+  return {
+    load: () => cursor,
+    save: (next) => {
+      cursor = next;
+    },
+    get cursor() {
+      return cursor;
+    },
+  };
+}
+
+interface CursorFile {
+  cursor: string;
+}
+
+export function fileCursorStore(path: string): CursorStore {
+  return {
+    async load() {
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+      const parsed = JSON.parse(text) as Partial<CursorFile>;
+      if (typeof parsed.cursor !== 'string') throw new Error(`${path} holds no cursor`);
+      return parsed.cursor;
+    },
+    async save(cursor) {
+      // A rename replaces the file in one step, so a reader sees the old cursor or the new one.
+      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+      const file = await open(temporary, 'w');
+      try {
+        await file.writeFile(`${JSON.stringify({ cursor } satisfies CursorFile)}\n`);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      try {
+        await rename(temporary, path);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,193 @@
+// @loadfeed/sdk/mock: msw handlers over an in-memory dataset that answer like the Customer Data API —
+// scope, the 12-month window, filters, order, pagination and clamping, the rate limit and its headers,
+// 400/401/429 with SPEC's bodies — so that sync code can be tested offline, and the dataset can change
+// between two requests to reproduce page skew.
+import { randomUUID } from 'node:crypto';
+import { http, HttpResponse, getResponse, type HttpHandler } from 'msw';
+import { DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, openApiDocument, type Load, type LoadPage } from '@loadfeed/spec';
+import { systemClock, type Clock } from '../clock.js';
+import { createDataset, type Dataset, type LoadInput, type StoredLoad, type WriteSummary } from './dataset.js';
+import { parseQuery, type ParsedQuery } from './query.js';
+import { createRateWindow } from './rate-window.js';
+
+export { createSimulatedClock } from './simulated-clock.js';
+export type { SimulatedClock, SimulatedClockOptions } from './simulated-clock.js';
+export type { LoadInput, WriteSummary } from './dataset.js';
+
+export const MOCK_BASE_URL = 'https://api.loadfeed.test';
+export const MOCK_API_KEY = 'lf_live_mockmockmockmockmockmockmockmock';
+
+export interface MockApiOptions {
+  /** Where the handlers answer (default MOCK_BASE_URL). */
+  baseUrl?: string;
+  /** Accepted keys, each with an optional own limit (default: MOCK_API_KEY alone). */
+  keys?: Record<string, { rateLimit?: number }>;
+  /** The limit of keys without their own (default 10 a minute, as SPEC §8). */
+  rateLimitPerMinute?: number;
+  /** The server's maximum page size; larger requests clamp to it (default 100). */
+  maxPageSize?: number;
+  /** The mock's time source (default the system clock). */
+  clock?: Clock;
+  /** How far the server's clock is ahead of `clock` (negative: behind); shows in Date and the rate headers. */
+  serverClockOffsetMs?: number;
+  /** Loads present from the start, written as one write. */
+  loads?: readonly LoadInput[];
+}
+
+export interface MockApi {
+  readonly baseUrl: string;
+  /** msw handlers: `setupServer(...mock.handlers)` in Node, or `setupWorker` in a browser. */
+  readonly handlers: HttpHandler[];
+  /** A fetch that answers through the handlers without intercepting anything: pass it as the client's `fetch`. */
+  fetch(request: Request): Promise<Response>;
+  /** Upserts by loadNumber as ONE write (one updatedAt for every row it inserts or changes). */
+  upsert(loads: readonly LoadInput[]): WriteSummary;
+  remove(loadNumbers: readonly string[]): number;
+  /** The rows the API serves now, in its order (inside the 12-month window). */
+  loads(): Load[];
+  /** Runs before each listLoads request is answered: mutate the dataset here to reproduce skew. */
+  beforeRequest(hook: ((request: Request) => void | Promise<void>) | undefined): void;
+  /** The server's clock. */
+  serverNow(): number;
+  /** Requests answered, and how many of them were 429s. */
+  readonly stats: { requests: number; rateLimited: number };
+}
+
+/** The start of the 12-month window (DECISIONS.md): today (UTC) minus 12 months, day clamped to the month. */
+function windowStart(serverNow: number): number {
+  const today = new Date(serverNow);
+  const year = today.getUTCFullYear() - 1;
+  const month = today.getUTCMonth();
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Date.UTC(year, month, Math.min(today.getUTCDate(), lastDay));
+}
+
+function firstAtOrAfter(rows: readonly StoredLoad[], instant: number): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (rows[middle]!.updatedAtMs < instant) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function matchesFilters(load: Load, query: ParsedQuery): boolean {
+  if (query.statuses && !query.statuses.has(load.status)) return false;
+  if (query.poNumber !== undefined && load.poNumber !== query.poNumber) return false;
+  if (query.billingRefNumber !== undefined && load.billingRefNumber !== query.billingRefNumber) return false;
+  const pickup = load.scheduledPickupDate === null ? Number.NaN : Date.parse(load.scheduledPickupDate);
+  if (query.pickupFrom !== undefined && !(pickup >= query.pickupFrom)) return false;
+  if (query.pickupBefore !== undefined && !(pickup < query.pickupBefore)) return false;
+  const delivery = load.scheduledDeliveryDate === null ? Number.NaN : Date.parse(load.scheduledDeliveryDate);
+  if (query.deliveryFrom !== undefined && !(delivery >= query.deliveryFrom)) return false;
+  if (query.deliveryBefore !== undefined && !(delivery < query.deliveryBefore)) return false;
+  return true;
+}
+
+const hasFilters = (query: ParsedQuery) =>
+  query.statuses !== undefined ||
+  query.poNumber !== undefined ||
+  query.billingRefNumber !== undefined ||
+  query.pickupFrom !== undefined ||
+  query.pickupBefore !== undefined ||
+  query.deliveryFrom !== undefined ||
+  query.deliveryBefore !== undefined;
+
+export function createMockApi(options: MockApiOptions = {}): MockApi {
+  const baseUrl = (options.baseUrl ?? MOCK_BASE_URL).replace(/\/+$/, '');
+  const clock = options.clock ?? systemClock;
+  const offset = options.serverClockOffsetMs ?? 0;
+  const serverNow = () => clock.now() + offset;
+  const keys = options.keys ?? { [MOCK_API_KEY]: {} };
+  const defaultLimit = options.rateLimitPerMinute ?? 10;
+  const maxPageSize = options.maxPageSize ?? DEFAULT_PAGE_SIZE;
+  const dataset: Dataset = createDataset(serverNow);
+  const rateWindow = createRateWindow();
+  const stats = { requests: 0, rateLimited: 0 };
+  let hook: ((request: Request) => void | Promise<void>) | undefined;
+  if (options.loads && options.loads.length > 0) dataset.upsert(options.loads);
+
+  // The rows inside the window, rebuilt only when the data or the day changes.
+  let visible: { version: number; start: number; rows: StoredLoad[] } | undefined;
+  function visibleRows(): StoredLoad[] {
+    const start = windowStart(serverNow());
+    if (!visible || visible.version !== dataset.version || visible.start !== start) {
+      const rows = dataset.ordered().filter((row) => {
+        const pickup = row.load.scheduledPickupDate;
+        return pickup !== null && Date.parse(pickup) >= start;
+      });
+      visible = { version: dataset.version, start, rows };
+    }
+    return visible.rows;
+  }
+
+  function page(query: ParsedQuery): LoadPage {
+    const rows = visibleRows();
+    const from = query.updatedSince === undefined ? 0 : firstAtOrAfter(rows, query.updatedSince);
+    const offsetRows = (query.page - 1) * query.pageSize;
+    let data: Load[];
+    let totalCount: number;
+    if (!hasFilters(query)) {
+      totalCount = rows.length - from;
+      data = rows.slice(from + offsetRows, from + offsetRows + query.pageSize).map((row) => row.load);
+    } else {
+      data = [];
+      totalCount = 0;
+      for (let index = from; index < rows.length; index += 1) {
+        const load = rows[index]!.load;
+        if (!matchesFilters(load, query)) continue;
+        if (totalCount >= offsetRows && data.length < query.pageSize) data.push(load);
+        totalCount += 1;
+      }
+    }
+    return { data, page: query.page, pageSize: query.pageSize, totalCount, hasMore: offsetRows + data.length < totalCount };
+  }
+
+  function respond(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+    return HttpResponse.json(body as Record<string, unknown>, {
+      status,
+      headers: { ...headers, 'X-Request-Id': randomUUID(), Date: new Date(serverNow()).toUTCString() },
+    });
+  }
+
+  const handlers: HttpHandler[] = [
+    http.get(`${baseUrl}${OPENAPI_PATH}`, () => respond(200, openApiDocument)),
+    http.get(`${baseUrl}${LIST_LOADS_PATH}`, async ({ request }) => {
+      await hook?.(request);
+      stats.requests += 1;
+      const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+      const key = match?.[1];
+      if (key === undefined || !Object.hasOwn(keys, key)) {
+        return respond(401, { error: 'Missing or invalid API key' }, { 'WWW-Authenticate': 'Bearer' });
+      }
+      const limit = keys[key]!.rateLimit ?? defaultLimit;
+      const decision = rateWindow.count(key, limit, serverNow());
+      if (!decision.admitted) {
+        stats.rateLimited += 1;
+        return respond(429, { error: 'Rate limit exceeded; retry after the number of seconds in Retry-After' }, decision.headers);
+      }
+      const parsed = parseQuery(new URL(request.url).searchParams, { pageSize: DEFAULT_PAGE_SIZE, maxPageSize });
+      if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
+      return respond(200, page(parsed.query), decision.headers);
+    }),
+  ];
+
+  return {
+    baseUrl,
+    handlers,
+    async fetch(request) {
+      const response = await getResponse(handlers, request);
+      return response ?? respond(404, { error: `Not found: ${new URL(request.url).pathname}` });
+    },
+    upsert: (loads) => dataset.upsert(loads),
+    remove: (loadNumbers) => dataset.remove(loadNumbers),
+    loads: () => visibleRows().map((row) => row.load),
+    beforeRequest(next) {
+      hook = next;
+    },
+    serverNow,
+    stats,
+  };
+}

@@ -1,0 +1,99 @@
+// Pacing from the rate-limit headers: when the last response said `X-RateLimit-Remaining: 0`, the next
+// request waits until `X-RateLimit-Reset`. The reset is an epoch on the SERVER's clock, so it is moved onto
+// ours with the clock difference read from `Date` headers. A sync that is its key's only user never sees a 429.
+import { RATE_LIMIT_HEADERS } from '@loadfeed/spec';
+import type { Clock } from './clock.js';
+
+const [LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER] = RATE_LIMIT_HEADERS;
+/** `Date` has whole-second resolution: the server's time was somewhere in [Date, Date + 1 s). */
+const DATE_RESOLUTION_MS = 1000;
+
+export interface QuotaSnapshot {
+  /** The key's per-minute cap, from the last response that carried it. */
+  limit: number | undefined;
+  /** Requests left in the window, counting the ones this client has sent since. */
+  remaining: number | undefined;
+  /** The earliest time (epoch ms, our clock) the next request may go out. */
+  nextRequestAt: number;
+  /** Our estimate of (server clock − our clock), in ms; never larger than the true difference. */
+  serverClockOffsetMs: number;
+}
+
+export interface Pacer {
+  /** Waits until the quota admits a request and reserves it; resolves with the ms waited. */
+  acquire(signal?: AbortSignal): Promise<number>;
+  /** Reads the quota and the server's clock from a response sent at `sentAt` and received at `receivedAt`. */
+  observe(headers: Headers, status: number, sentAt: number, receivedAt: number): void;
+  snapshot(): QuotaSnapshot;
+  /** The server's clock now, as far as we can tell (never ahead of it). */
+  serverNow(): number;
+}
+
+function integerHeader(headers: Headers, name: string): number | undefined {
+  const value = headers.get(name);
+  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+}
+
+export function createPacer(clock: Clock): Pacer {
+  let limit: number | undefined;
+  let remaining: number | undefined;
+  let resetAt = 0; // our clock
+  let resetServerSeconds: number | undefined;
+  // The clock difference lies in [low, high): each Date header narrows it. Using `low` errs towards
+  // waiting a little long, never towards a 429. A contradiction means a clock was set: start over.
+  let low: number | undefined;
+  let high: number | undefined;
+
+  const offset = () => low ?? 0;
+
+  return {
+    async acquire(signal) {
+      let waited = 0;
+      if (remaining !== undefined && remaining <= 0) {
+        const wait = resetAt - clock.now();
+        if (wait > 0) {
+          await clock.sleep(wait, signal);
+          waited = wait;
+        }
+        // The window has let at least one request go; the next response tells how many.
+        remaining = 1;
+      }
+      if (remaining !== undefined) remaining -= 1;
+      return waited;
+    },
+    observe(headers, status, sentAt, receivedAt) {
+      const date = headers.get('date');
+      const server = date === null ? Number.NaN : Date.parse(date);
+      if (!Number.isNaN(server)) {
+        const responseLow = server - receivedAt;
+        const responseHigh = server + DATE_RESOLUTION_MS - sentAt;
+        const nextLow = Math.max(low ?? responseLow, responseLow);
+        const nextHigh = Math.min(high ?? responseHigh, responseHigh);
+        [low, high] = nextLow < nextHigh ? [nextLow, nextHigh] : [responseLow, responseHigh];
+      }
+      // A 429's wait is its Retry-After, served by the retry policy; its quota headers add nothing.
+      if (status === 429) {
+        remaining = undefined;
+        return;
+      }
+      const nextRemaining = integerHeader(headers, REMAINING_HEADER);
+      const reset = integerHeader(headers, RESET_HEADER);
+      if (nextRemaining === undefined || reset === undefined) return;
+      limit = integerHeader(headers, LIMIT_HEADER) ?? limit;
+      remaining = nextRemaining;
+      resetServerSeconds = reset;
+      resetAt = reset * 1000 - offset();
+    },
+    snapshot() {
+      const blocked = remaining !== undefined && remaining <= 0;
+      if (resetServerSeconds !== undefined) resetAt = resetServerSeconds * 1000 - offset();
+      return {
+        limit,
+        remaining,
+        nextRequestAt: blocked ? Math.max(resetAt, clock.now()) : clock.now(),
+        serverClockOffsetMs: offset(),
+      };
+    },
+    serverNow: () => clock.now() + offset(),
+  };
+}

@@ -1,0 +1,250 @@
+// syncLoads: keeps a copy of the customer's loads in step with the API, one page at a time, saving the
+// cursor only after each page's upsert has resolved. The default strategy walks by key, not by page
+// number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost").
+import { DEFAULT_PAGE_SIZE } from '@loadfeed/spec';
+import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js';
+import type { Clock } from './clock.js';
+import { memoryCursorStore, type CursorStore } from './cursor-store.js';
+
+/** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
+export type SyncFilters = Omit<ListLoadsParams, 'page' | 'pageSize' | 'updatedSince'>;
+
+export interface SyncProgress {
+  /** Responses handled so far. */
+  pages: number;
+  /** Rows handed to `upsert` so far. */
+  rows: number;
+  /** Rows this sweep covers: those handed over plus those the last response says are still ahead. */
+  totalCount: number;
+  /** HTTP requests sent, retries included. */
+  requests: number;
+  quotaRemaining: number | undefined;
+  /** Epoch ms (our clock) the next request may go out. */
+  nextRequestAt: number;
+  /** Epoch ms (our clock) the sweep should end, from the rows ahead and the rate limit; undefined until known. */
+  eta: number | undefined;
+}
+
+export interface SyncSummary {
+  pages: number;
+  rows: number;
+  requests: number;
+  /** Milliseconds spent waiting for the rate limit. */
+  quotaWaitMs: number;
+  /** The cursor saved last: the largest updatedAt whose page is upserted. */
+  cursor: string | undefined;
+}
+
+export type SyncStrategy = 'keys' | 'pages';
+
+export interface SyncOptions {
+  client: LoadfeedClient;
+  /** Called with each page's new rows; the cursor moves only after it resolves. Upsert by loadNumber. */
+  upsert(rows: LoadRow[]): Promise<void> | void;
+  cursorStore?: CursorStore;
+  pageSize?: number;
+  /** How far before the saved cursor a run starts reading again (default 5 minutes, as SPEC §4 suggests). */
+  overlapMs?: number;
+  filters?: SyncFilters;
+  signal?: AbortSignal;
+  onProgress?(progress: SyncProgress): void;
+  clock?: Clock;
+  /** 'keys' (default) walks by updatedAt and loses no row under skew; 'pages' is SPEC §4's literal loop. */
+  strategy?: SyncStrategy;
+  /**
+   * Ignore the saved cursor and sweep everything, then query again from the sweep's start on the
+   * server's clock (SPEC §4's airtight one-time backfill).
+   */
+  backfill?: boolean;
+}
+
+const DEFAULT_OVERLAP_MS = 5 * 60_000;
+const RATE_WINDOW_MS = 60_000;
+
+const toMs = (dateTime: string) => Date.parse(dateTime);
+const toDateTime = (ms: number) => new Date(ms).toISOString();
+
+/** What one sync run shares between its strategies: the requests, the hand-over and the bookkeeping. */
+function createRun(options: SyncOptions, cursorStore: CursorStore) {
+  const { client, signal } = options;
+  const clock = options.clock ?? client.clock;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const startStats = client.stats();
+  let pages = 0;
+  let rows = 0;
+  let ahead: number | undefined;
+  let cursor: string | undefined;
+
+  function progress(): void {
+    if (!options.onProgress) return;
+    const quota = client.quota();
+    const stats = client.stats();
+    let eta: number | undefined;
+    if (ahead !== undefined && quota.limit !== undefined && quota.limit > 0) {
+      const requestsAhead = Math.ceil(ahead / pageSize);
+      const beyondQuota = Math.max(0, requestsAhead - Math.max(0, quota.remaining ?? quota.limit));
+      eta = quota.nextRequestAt + Math.ceil(beyondQuota / quota.limit) * RATE_WINDOW_MS;
+    }
+    options.onProgress({
+      pages,
+      rows,
+      totalCount: rows + (ahead ?? 0),
+      requests: stats.requests - startStats.requests,
+      quotaRemaining: quota.remaining,
+      nextRequestAt: quota.nextRequestAt,
+      eta,
+    });
+  }
+
+  return {
+    pageSize,
+    clock,
+    async fetch(updatedSince: string | undefined, page: number, size = pageSize): Promise<Page> {
+      const params: ListLoadsParams = { ...options.filters, page, pageSize: size };
+      if (updatedSince !== undefined) params.updatedSince = updatedSince;
+      const result = await client.listLoads(params, signal ? { signal } : {});
+      pages += 1;
+      return result;
+    },
+    /** Rows still ahead of the sweep after a page, for the progress report. */
+    setAhead(count: number): void {
+      ahead = Math.max(0, count);
+    },
+    /** Hands rows over, then (only then) saves the cursor if it moved forward. */
+    async deliver(batch: LoadRow[], nextCursor: string | undefined): Promise<void> {
+      if (batch.length > 0) {
+        await options.upsert(batch);
+        rows += batch.length;
+      }
+      if (nextCursor !== undefined && (cursor === undefined || toMs(nextCursor) > toMs(cursor))) {
+        await cursorStore.save(nextCursor);
+        cursor = nextCursor;
+      }
+      progress();
+    },
+    startCursor(saved: string | undefined): void {
+      cursor = saved;
+    },
+    summary(): SyncSummary {
+      const stats = client.stats();
+      return {
+        pages,
+        rows,
+        requests: stats.requests - startStats.requests,
+        quotaWaitMs: stats.quotaWaitMs - startStats.quotaWaitMs,
+        cursor,
+      };
+    },
+  };
+}
+
+type Run = ReturnType<typeof createRun>;
+
+/**
+ * The key walk. Each request is page 1 from the last row's updatedAt, so an earlier row that moves away
+ * shifts nothing this walk still has to read. Rows at that boundary already handed over are dropped;
+ * that set holds at most one page, so memory stays flat.
+ */
+async function walkByKey(run: Run, from: string | undefined): Promise<void> {
+  let since = from;
+  let seenAtSince = new Set<string>();
+  for (;;) {
+    const page = await run.fetch(since, 1);
+    const rows = page.data;
+    if (rows.length === 0) {
+      run.setAhead(0);
+      await run.deliver([], undefined);
+      return;
+    }
+    const sinceMs = since === undefined ? Number.NEGATIVE_INFINITY : toMs(since);
+    const fresh = rows.filter((row) => !(toMs(row.updatedAt) === sinceMs && seenAtSince.has(row.loadNumber)));
+    const last = rows[rows.length - 1]!.updatedAt;
+    const lastMs = toMs(last);
+    run.setAhead(page.totalCount - rows.length);
+    await run.deliver(fresh, last);
+    if (!page.hasMore) return;
+    if (toMs(rows[0]!.updatedAt) === lastMs) {
+      // A whole page at one updatedAt and more behind it: one write stamped more rows than a page holds.
+      await walkTiedGroup(run, last, page, new Set(rows.map((row) => row.loadNumber)));
+      since = toDateTime(lastMs + 1);
+      seenAtSince = new Set();
+    } else {
+      since = last;
+      seenAtSince = new Set(rows.filter((row) => toMs(row.updatedAt) === lastMs).map((row) => row.loadNumber));
+    }
+  }
+}
+
+/**
+ * Reads every row that stays at updatedAt = `at` while the walk reads the group, without remembering
+ * the group. Inside a group only page numbers reach further, and rows only ever LEAVE a past group (an
+ * update moves a row to a later updatedAt; nothing is stamped in the past), which shifts the rows behind
+ * it to lower positions. So the group is read from its last page DOWN to page 1: a row that shifts moves
+ * into a page still to be read, never into one already read. Rows that leave are read later by the walk,
+ * at their new updatedAt. The last page is found from the counts (rows at >= `at` minus rows at > `at`)
+ * and confirmed by reading it: it must show the group's end, else the walk climbs until one does.
+ */
+async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: Set<string>): Promise<void> {
+  const atMs = toMs(at);
+  const size = firstPage.pageSize;
+  const after = await run.fetch(toDateTime(atMs + 1), 1, 1);
+  const groupEstimate = firstPage.totalCount - after.totalCount;
+  let top = Math.max(2, Math.ceil(groupEstimate / size));
+  const inGroup = (rows: LoadRow[]) => rows.filter((row) => toMs(row.updatedAt) === atMs);
+  const showsEnd = (page: Page) => !page.hasMore || page.data.length < size || toMs(page.data[page.data.length - 1]!.updatedAt) > atMs;
+
+  let page = await run.fetch(at, top, size);
+  while (!showsEnd(page)) {
+    top += Math.max(1, top >> 1);
+    page = await run.fetch(at, top, size);
+  }
+  let previous = handedOver;
+  for (let number = top; ; number -= 1) {
+    if (number < top) page = await run.fetch(at, number, size);
+    const rows = inGroup(page.data);
+    // A row read on the page above (or on the first page) is unchanged while it is still at `at`.
+    const fresh = rows.filter((row) => !previous.has(row.loadNumber) && !handedOver.has(row.loadNumber));
+    await run.deliver(fresh, undefined);
+    if (number === 1) return;
+    previous = new Set(rows.map((row) => row.loadNumber));
+  }
+}
+
+/** SPEC §4's loop as written: page numbers from one updatedSince, following hasMore. */
+async function walkByPage(run: Run, from: string | undefined): Promise<void> {
+  let largest: string | undefined;
+  for (let number = 1; ; number += 1) {
+    const page = await run.fetch(from, number);
+    for (const row of page.data) if (largest === undefined || toMs(row.updatedAt) > toMs(largest)) largest = row.updatedAt;
+    run.setAhead(page.totalCount - (number - 1) * page.pageSize - page.data.length);
+    await run.deliver(page.data, largest);
+    if (!page.hasMore) return;
+  }
+}
+
+const STRATEGIES: Record<SyncStrategy, (run: Run, from: string | undefined) => Promise<void>> = {
+  keys: walkByKey,
+  pages: walkByPage,
+};
+
+/** Syncs the loads changed since the saved cursor (minus the overlap) into `upsert`. */
+export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
+  const cursorStore = options.cursorStore ?? memoryCursorStore();
+  const walk = STRATEGIES[options.strategy ?? 'keys'];
+  if (!walk) throw new TypeError(`syncLoads: unknown strategy ${JSON.stringify(options.strategy)}`);
+  const run = createRun(options, cursorStore);
+  const overlapMs = options.overlapMs ?? DEFAULT_OVERLAP_MS;
+
+  if (options.backfill) {
+    // The re-query starts where the server's clock stood when the sweep began, read no later than that.
+    const sweepStartedAt = run.clock.now();
+    await walk(run, undefined);
+    await walk(run, toDateTime(sweepStartedAt + options.client.quota().serverClockOffsetMs));
+    return run.summary();
+  }
+
+  const saved = await cursorStore.load();
+  run.startCursor(saved);
+  await walk(run, saved === undefined ? undefined : toDateTime(toMs(saved) - overlapMs));
+  return run.summary();
+}
