@@ -98,3 +98,38 @@ export function positiveInteger(value: string | undefined, option: string, comma
 export function writeLine(stream: NodeJS.WritableStream, line: string): void {
   stream.write(`${line}\n`);
 }
+
+/** A command made of subcommands (`keys create`, `keys list`): dispatches on the first argument. */
+export function commandGroup(name: string, summary: string, description: string, subcommands: readonly Command[]): Command {
+  const help = `Usage: loadfeed-server ${name} <subcommand> [options]
+
+${description}
+
+Subcommands:
+${subcommands.map((subcommand) => `  ${subcommand.name.padEnd(9)}${subcommand.summary}`).join('\n')}
+
+\`loadfeed-server ${name} <subcommand> --help\` explains each.`;
+  return {
+    name,
+    summary,
+    help,
+    async run(args, context) {
+      const [first, ...rest] = args;
+      if (first === undefined || first === '--help' || first === '-h') {
+        writeLine(context.stdout, help);
+        if (first === undefined) throw new UsageError('missing subcommand', name);
+        return;
+      }
+      const subcommand = subcommands.find((candidate) => candidate.name === first);
+      if (!subcommand) throw new UsageError(`unknown subcommand ${JSON.stringify(first)}`, name);
+      await subcommand.run(rest, context);
+    },
+  };
+}
+
+/** Rows as aligned columns under a header; empty cells show as "-". */
+export function formatTable(header: readonly string[], rows: readonly (readonly (string | null)[])[]): string {
+  const cells = [header, ...rows.map((row) => row.map((cell) => cell ?? '-'))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  return cells.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+}

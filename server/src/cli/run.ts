@@ -1,9 +1,13 @@
 // The command table of `loadfeed-server` and the one place where a failure becomes an exit code.
 import { COMMON_HELP, UsageError, writeLine, type CliContext, type Command } from './command.js';
 import { describeFailure } from './errors.js';
+import { customersCommand } from './customers.js';
+import { importCommand } from './import.js';
+import { keysCommand } from './keys.js';
 import { migrateCommand } from './migrate.js';
+import { seedCommand } from './seed.js';
 
-const COMMANDS: readonly Command[] = [migrateCommand];
+const COMMANDS: readonly Command[] = [migrateCommand, customersCommand, keysCommand, importCommand, seedCommand];
 
 const MAIN_HELP = `Usage: loadfeed-server <command> [options]
 
