@@ -6,8 +6,9 @@ import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { seedCommand } from './seed.js';
+import { startCommand } from './start.js';
 
-const COMMANDS: readonly Command[] = [migrateCommand, customersCommand, keysCommand, importCommand, seedCommand];
+const COMMANDS: readonly Command[] = [startCommand, migrateCommand, customersCommand, keysCommand, importCommand, seedCommand];
 
 const MAIN_HELP = `Usage: loadfeed-server <command> [options]
 

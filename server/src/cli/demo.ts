@@ -1,0 +1,41 @@
+// The first-start experience of an embedded database: a demo customer with realistic loads and a key,
+// and the lines that show a new user how to call the feed at once.
+import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import type pg from 'pg';
+import { addCustomer, listCustomers } from '../customers/customers.js';
+import { createKey } from '../keys/keys.js';
+import { seedCustomerLoads } from '../seed/seed.js';
+import { asOfDay } from './seed.js';
+
+export const DEMO_CUSTOMER = { code: 'demo', name: 'Demo Shipper Inc.' } as const;
+export const DEMO_LOADS = 300;
+
+/** Whether the database has no customer yet: a fresh one, which gets the demo data. */
+export async function isEmpty(pool: pg.Pool): Promise<boolean> {
+  return (await listCustomers(pool)).length === 0;
+}
+
+/** Adds the demo customer and its loads (the same data for the same day). */
+export async function addDemoData(pool: pg.Pool, now: Date): Promise<void> {
+  await addCustomer(pool, DEMO_CUSTOMER.code, DEMO_CUSTOMER.name);
+  await seedCustomerLoads(pool, DEMO_CUSTOMER.code, { seed: DEMO_CUSTOMER.code, count: DEMO_LOADS, asOf: asOfDay(undefined, now) });
+}
+
+/** A new key for the demo customer. */
+export async function createDemoKey(pool: pg.Pool): Promise<string> {
+  return (await createKey(pool, DEMO_CUSTOMER.code)).key;
+}
+
+/** The lines that hand a new key over, with a command to paste. */
+export function demoKeyLines(key: string, baseUrl: string): string[] {
+  return [
+    `A demo key for customer "${DEMO_CUSTOMER.code}" (shown this once; 10 requests a minute by default):`,
+    '',
+    `  ${key}`,
+    '',
+    'Try it:',
+    '',
+    `  curl -H "Authorization: Bearer ${key}" "${baseUrl}${LIST_LOADS_PATH}?pageSize=5"`,
+    '',
+  ];
+}
