@@ -3,7 +3,7 @@
 // Date.parse, which accepts many other shapes and reads a date-time without offset as local time.
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const DAY_MS = 86_400_000;
 
 /** The instants PostgreSQL and JavaScript both represent: years 0001 to 9999. */
