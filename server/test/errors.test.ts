@@ -1,0 +1,92 @@
+import { checkErrorBody, checkResponse, openApiDocument } from '@loadfeed/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../src/testing/vitest.js';
+import { asChecked, startApp, type TestApp } from './support/app.js';
+
+describe('responses other than a page of loads', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    app = await startApp(database.url, { env: { RATE_LIMIT_PER_MINUTE: '1000' } });
+    await app.customer('acme');
+    key = (await app.key('acme')).key;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers an unknown path with a 404 and the error body, with or without a key', async () => {
+    for (const url of ['/', '/api/v1/load', '/api/v2/loads', '/api/v1/loads/123', '/api/v1/loads/']) {
+      for (const withKey of [undefined, key]) {
+        const response = await app.get(url, withKey);
+        expect(response.statusCode, url).toBe(404);
+        expect(JSON.parse(response.payload)).toEqual({ error: 'Not found' });
+        expect(checkErrorBody(404, JSON.parse(response.payload))).toEqual([]);
+      }
+    }
+  });
+
+  it('answers another method on /api/v1/loads with a 405, Allow: GET and the error body', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const response = await app.server.inject({ method, url: '/api/v1/loads', headers: { authorization: `Bearer ${key}` }, payload: method === 'POST' ? '{}' : undefined });
+      expect(response.statusCode, method).toBe(405);
+      expect(response.headers.allow).toBe('GET');
+      const body = JSON.parse(response.payload) as unknown;
+      expect(checkErrorBody(405, body)).toEqual([]);
+    }
+  });
+
+  it('puts an X-Request-Id on every response, a different one each time', async () => {
+    const responses = [
+      await app.get('/api/v1/loads', key),
+      await app.get('/api/v1/loads?page=0', key),
+      await app.get('/api/v1/loads'),
+      await app.get('/nowhere'),
+      await app.server.inject({ method: 'DELETE', url: '/api/v1/loads' }),
+      await app.get('/api/v1/openapi.json'),
+      await app.get('/healthz'),
+      await app.get('/readyz'),
+    ];
+    const ids = responses.map((response) => response.headers['x-request-id']);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('gives a 400 the details of each problem, and the error body shape of the contract', async () => {
+    const response = await app.get('/api/v1/loads?page=0&pagesize=10', key);
+    expect(checkResponse(asChecked(response))).toEqual([]);
+    const body = JSON.parse(response.payload) as { error: string; details: string[] };
+    expect(body.details).toHaveLength(2);
+  });
+
+  it('serves the contract as JSON at /api/v1/openapi.json without a key', async () => {
+    const response = await app.get('/api/v1/openapi.json');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(response.payload)).toEqual(openApiDocument);
+  });
+
+  it('answers /healthz while running and /readyz while the database answers', async () => {
+    expect((await app.get('/healthz')).statusCode).toBe(200);
+    expect((await app.get('/readyz')).statusCode).toBe(200);
+  });
+
+  it('turns an unexpected failure into a 500 with the error body and nothing of what went wrong', async () => {
+    const broken = await startApp(database.url);
+    await broken.pool.end();
+    try {
+      const response = await broken.get('/api/v1/loads', key);
+      expect(response.statusCode).toBe(500);
+      expect(JSON.parse(response.payload)).toEqual({ error: 'Internal server error' });
+      expect(checkResponse(asChecked(response))).toEqual([]);
+      expect(response.headers['x-request-id']).toBeDefined();
+      const ready = await broken.get('/readyz');
+      expect(ready.statusCode).toBe(503);
+      expect(checkErrorBody(503, JSON.parse(ready.payload))).toEqual([]);
+    } finally {
+      await broken.server.stop();
+    }
+  });
+});

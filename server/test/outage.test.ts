@@ -1,0 +1,62 @@
+import { checkResponse } from '@loadfeed/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../src/testing/vitest.js';
+import { asChecked, startApp, type TestApp } from './support/app.js';
+import { startProxy, type CuttableProxy } from './support/proxy.js';
+
+describe('a database outage', () => {
+  const database = useTestDatabase();
+  let proxy: CuttableProxy;
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    const setup = await startApp(database.url);
+    await setup.customer('acme');
+    key = (await setup.key('acme')).key;
+    await setup.close();
+    proxy = await startProxy(database.url);
+    app = await startApp(proxy.url);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.close();
+  });
+
+  it('gives the 500 error body and a 503 from /readyz, without crashing, and the server recovers on its own', async () => {
+    expect((await app.get('/api/v1/loads', key)).statusCode).toBe(200);
+
+    proxy.cut();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const response = await app.get('/api/v1/loads', key);
+      expect(response.statusCode).toBe(500);
+      expect(JSON.parse(response.payload)).toEqual({ error: 'Internal server error' });
+      expect(checkResponse(asChecked(response))).toEqual([]);
+    }
+    expect((await app.get('/readyz')).statusCode).toBe(503);
+    expect((await app.get('/healthz')).statusCode).toBe(200);
+
+    proxy.restore();
+    expect((await app.get('/readyz')).statusCode).toBe(200);
+    const recovered = await app.get('/api/v1/loads', key);
+    expect(recovered.statusCode).toBe(200);
+    expect(checkResponse(asChecked(recovered))).toEqual([]);
+  });
+
+  it('survives its connections being terminated by the database', async () => {
+    // Several at once, so that the pool holds several connections to lose.
+    const warm = await Promise.all([1, 2, 3].map(() => app.get('/api/v1/loads', key)));
+    expect(warm.map((response) => response.statusCode)).toEqual([200, 200, 200]);
+    const { rows } = await app.pool.query<{ n: number }>(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    expect(rows[0]!.n).toBeGreaterThanOrEqual(1);
+    // The pool drops dead connections as they report; requests succeed again without a restart.
+    let status = 0;
+    for (let attempt = 0; attempt < 5 && status !== 200; attempt += 1) {
+      status = (await app.get('/api/v1/loads', key)).statusCode;
+    }
+    expect(status).toBe(200);
+  });
+});
