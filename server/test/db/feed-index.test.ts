@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
+import { feedWindowStart } from '../../src/loads/feed-window.js';
+import { LIST_LOADS_SQL, listLoadsParameters } from '../../src/loads/list.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { startApp, type TestApp } from '../support/app.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
+
+describe('the feed index', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+
+  const feedIndexes = async () =>
+    (await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE 'loads_feed_since_%' ORDER BY 1")).rows.map(
+      (row) => row.name,
+    );
+
+  beforeAll(async () => {
+    app = await startApp(database.url);
+    await app.customer('acme');
+    await app.customer('other');
+    // Enough rows, in and out of the window, for the planner to prefer an index.
+    await app.pool.query(`
+      INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
+      SELECT c.id, c.code || '-' || n, 'Delivered', now() - (n % 700) * interval '1 day', now() - (n % 700) * interval '1 day' + interval '2 days'
+        FROM customers AS c, generate_series(1, 20000) AS n`);
+    await app.pool.query('VACUUM ANALYZE loads');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('has a cutoff before the window start, so that the window\'s cutoff always implies its predicate', () => {
+    for (const day of ['2026-01-01', '2026-03-31', '2026-02-28', '2024-02-29', '2026-12-31']) {
+      const now = new Date(`${day}T23:59:59.999Z`);
+      expect(feedIndexCutoff(now).getTime()).toBeLessThan(feedWindowStart(now).getTime());
+    }
+  });
+
+  it('serves a deep page of the feed by an index-only scan of the feed index', async () => {
+    const { rows: customers } = await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'acme'");
+    const parameters = listLoadsParameters(customers[0]!.id, feedWindowStart(new Date()), { page: 80, pageSize: 100 });
+    const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${LIST_LOADS_SQL}`, parameters);
+    const nodes = nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
+    const [current] = await feedIndexes();
+    const feedScans = nodes.filter((node) => node['Index Name'] === current);
+    expect(feedScans.map((node) => node['Node Type'])).toEqual(['Index Only Scan', 'Index Only Scan']);
+    expect(nodes.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
+  });
+
+  it('is renewed with a later cutoff as the window moves, the old one dropped, without an operator', async () => {
+    const [before] = await feedIndexes();
+    expect(await keepFeedIndexCurrent(app.pool, new Date())).toEqual({ current: before, rebuilt: false });
+    const later = new Date(Date.now() + 62 * 86_400_000);
+    const renewed = await keepFeedIndexCurrent(app.pool, later);
+    expect(renewed.rebuilt).toBe(true);
+    expect(renewed.current > before!).toBe(true);
+    expect(await feedIndexes()).toEqual([renewed.current]);
+    // Still used: the queries' cutoff on that later day implies the new predicate.
+    const { rows: customers } = await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'acme'");
+    const parameters = listLoadsParameters(customers[0]!.id, feedWindowStart(later), { page: 1, pageSize: 100 });
+    const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${LIST_LOADS_SQL}`, parameters);
+    expect(nodesOf(rows[0]!['QUERY PLAN'][0].Plan).some((node) => node['Index Name'] === renewed.current)).toBe(true);
+  });
+});

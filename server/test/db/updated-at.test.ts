@@ -1,0 +1,85 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { aLoad, startApp, type TestApp } from '../support/app.js';
+
+describe('the updatedAt rule, kept by the database', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+
+  const stampOf = async (loadNumber: string): Promise<Date> =>
+    (await app.pool.query<{ at: Date }>('SELECT updated_at AS at FROM loads WHERE load_number = $1::text', [loadNumber])).rows[0]!.at;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+  beforeAll(async () => {
+    app = await startApp(database.url);
+    await app.customer('acme');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('stamps an insert at millisecond precision, one stamp for every row of one transaction', async () => {
+    await app.load('acme', [aLoad('T-1'), aLoad('T-2'), aLoad('T-3')]);
+    const { rows } = await app.pool.query<{ stamps: number; sub_ms: number }>(
+      `SELECT count(DISTINCT updated_at)::int AS stamps,
+              count(*) FILTER (WHERE updated_at <> date_trunc('milliseconds', updated_at))::int AS sub_ms
+         FROM loads WHERE load_number LIKE 'T-%'`,
+    );
+    expect(rows[0]).toEqual({ stamps: 1, sub_ms: 0 });
+  });
+
+  it('keeps updatedAt when a re-import changes nothing', async () => {
+    await app.load('acme', [aLoad('R-1', { miles: '10.50' })]);
+    const first = await stampOf('R-1');
+    await pause();
+    expect(await app.load('acme', [aLoad('R-1', { miles: '10.50' })])).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
+    expect(await stampOf('R-1')).toEqual(first);
+  });
+
+  it('moves updatedAt of the changed rows only when part of an import changes', async () => {
+    await app.load('acme', [aLoad('P-1'), aLoad('P-2')]);
+    const [one, two] = [await stampOf('P-1'), await stampOf('P-2')];
+    await pause();
+    expect(await app.load('acme', [aLoad('P-1'), aLoad('P-2', { status: 'InTransit' })])).toEqual({ inserted: 0, changed: 1, unchanged: 1 });
+    expect(await stampOf('P-1')).toEqual(one);
+    expect((await stampOf('P-2')).getTime()).toBeGreaterThan(two.getTime());
+  });
+
+  it('keeps the rule for a direct SQL UPDATE: a write of the same values keeps the stamp, a real change moves it', async () => {
+    await app.load('acme', [aLoad('Q-1', { originCity: 'Tulsa' })]);
+    const first = await stampOf('Q-1');
+    const psql = new pg.Client({ connectionString: database.url });
+    await psql.connect();
+    try {
+      await pause();
+      await psql.query("UPDATE loads SET origin_city = 'Tulsa', status = status WHERE load_number = 'Q-1'");
+      expect(await stampOf('Q-1')).toEqual(first);
+      // Writing updated_at by hand does not take: the database keeps it.
+      await psql.query("UPDATE loads SET updated_at = '2000-01-01T00:00:00Z' WHERE load_number = 'Q-1'");
+      expect(await stampOf('Q-1')).toEqual(first);
+      await psql.query("UPDATE loads SET origin_city = 'Tulsa, OK' WHERE load_number = 'Q-1'");
+      const changed = await stampOf('Q-1');
+      expect(changed.getTime()).toBeGreaterThan(first.getTime());
+    } finally {
+      await psql.end();
+    }
+  });
+
+  it('treats a decimal written with other trailing zeros as the same value', async () => {
+    await app.load('acme', [aLoad('Z-1', { totalCost: '100.5' })]);
+    const first = await stampOf('Z-1');
+    await pause();
+    expect(await app.load('acme', [aLoad('Z-1', { totalCost: '100.50' })])).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
+    expect(await stampOf('Z-1')).toEqual(first);
+  });
+
+  it('stamps a direct SQL INSERT too, whatever updated_at it names', async () => {
+    const { rows } = await app.pool.query<{ at: Date; now: Date }>(
+      `INSERT INTO loads (customer_id, load_number, status, updated_at)
+       SELECT id, 'I-1', 'Available', '1999-01-01T00:00:00Z' FROM customers WHERE code = 'acme'
+       RETURNING updated_at AS at, date_trunc('milliseconds', now()) AS now`,
+    );
+    expect(rows[0]!.at).toEqual(rows[0]!.now);
+  });
+});

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importLoads, ImportRejectedError, IMPORT_BATCH_SIZE, type NumberedRow } from '../../src/loads/import.js';
+import { OperatorError } from '../../src/customers/customers.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { aLoad, startApp, type TestApp } from '../support/app.js';
+
+async function rejection(app: TestApp, rows: NumberedRow[]): Promise<ImportRejectedError> {
+  const error = await importLoads(app.pool, 'acme', rows).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ImportRejectedError);
+  return error as ImportRejectedError;
+}
+
+describe('importing loads', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+
+  const count = async () => (await app.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM loads')).rows[0]!.n;
+
+  beforeAll(async () => {
+    app = await startApp(database.url);
+    await app.customer('acme');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('imports nothing when any row is bad, and names every bad line and why', async () => {
+    const before = await count();
+    const error = await rejection(app, [
+      { line: 1, value: aLoad('OK-1') },
+      { line: 2, value: { loadNumber: 'X', status: 'Lost' } },
+      { line: 3, value: aLoad('OK-2', { miles: '12,5', originState: 'Texas' }) },
+      { line: 4, value: { status: 'Covered' } },
+      { line: 5, value: aLoad('OK-3', { scheduledPickupDate: '2026-06-01T08:00:00' }) },
+      { line: 6, value: aLoad('OK-1') },
+      { line: 7, value: [1, 2] },
+      { line: 8, value: { ...aLoad('OK-4'), updatedAt: '2026-01-01T00:00:00Z', color: 'red' } },
+      { line: 9, value: aLoad('OK-5', { scheduledPickupTime: '8:00', poNumber: '' }) },
+    ]);
+    expect(await count()).toBe(before);
+    const byLine = new Map<number, string[]>();
+    for (const problem of error.problems) byLine.set(problem.line, [...(byLine.get(problem.line) ?? []), problem.message]);
+    expect([...byLine.keys()]).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(byLine.get(2)).toEqual([expect.stringMatching(/^status must be one of PrePlanning, .* \(got "Lost"\)$/)]);
+    expect(byLine.get(3)).toHaveLength(2);
+    expect(byLine.get(3)!.join(' ')).toContain('miles');
+    expect(byLine.get(3)!.join(' ')).toContain('originState');
+    expect(byLine.get(4)).toEqual(['loadNumber is required']);
+    expect(byLine.get(5)![0]).toContain('scheduledPickupDate must be an RFC 3339 date-time with Z or an offset');
+    expect(byLine.get(6)).toEqual(['loadNumber "OK-1" appears already on line 1']);
+    expect(byLine.get(7)).toEqual(['must be a JSON object of Load fields']);
+    expect(byLine.get(8)).toEqual([expect.stringContaining('updatedAt is kept by the server'), '"color" is not a Load field']);
+    expect(byLine.get(9)).toHaveLength(2);
+  });
+
+  it('reports inserted, changed and unchanged rows', async () => {
+    expect(await app.load('acme', [aLoad('S-1'), aLoad('S-2'), aLoad('S-3')])).toEqual({ inserted: 3, changed: 0, unchanged: 0 });
+    expect(await app.load('acme', [aLoad('S-1'), aLoad('S-2', { status: 'Covered' }), aLoad('S-4')])).toEqual({ inserted: 1, changed: 1, unchanged: 1 });
+  });
+
+  it('treats a left-out nullable field as null, so re-importing without it clears it', async () => {
+    await app.load('acme', [aLoad('N-1', { poNumber: 'P-9' })]);
+    expect(await app.load('acme', [aLoad('N-1')])).toEqual({ inserted: 0, changed: 1, unchanged: 0 });
+    const { rows } = await app.pool.query("SELECT po_number FROM loads WHERE load_number = 'N-1'");
+    expect(rows[0].po_number).toBeNull();
+  });
+
+  it('keeps decimal strings as written', async () => {
+    await app.load('acme', [aLoad('D-1', { miles: '0012.500', totalCost: '-3.10' })]);
+    const { rows } = await app.pool.query("SELECT miles::text, total_cost::text FROM loads WHERE load_number = 'D-1'");
+    expect(rows[0]).toEqual({ miles: '12.500', total_cost: '-3.10' });
+  });
+
+  it('writes more than one batch and counts across batches', async () => {
+    const rows = Array.from({ length: IMPORT_BATCH_SIZE + 5 }, (_, index) => aLoad(`B-${index}`));
+    expect(await app.load('acme', rows)).toEqual({ inserted: IMPORT_BATCH_SIZE + 5, changed: 0, unchanged: 0 });
+    expect(await app.load('acme', rows)).toEqual({ inserted: 0, changed: 0, unchanged: IMPORT_BATCH_SIZE + 5 });
+  });
+
+  it('names an unknown customer', async () => {
+    await expect(importLoads(app.pool, 'nobody', [{ line: 1, value: aLoad('Z') }])).rejects.toThrow(OperatorError);
+    await expect(importLoads(app.pool, 'nobody', [{ line: 1, value: aLoad('Z') }])).rejects.toThrow(/"nobody"/);
+  });
+
+  it('keeps each customer\'s loadNumbers apart', async () => {
+    await app.customer('other');
+    await app.load('acme', [aLoad('SAME', { poNumber: 'mine' })]);
+    expect(await app.load('other', [aLoad('SAME', { poNumber: 'theirs' })])).toEqual({ inserted: 1, changed: 0, unchanged: 0 });
+    const { rows } = await app.pool.query("SELECT po_number FROM loads WHERE load_number = 'SAME' ORDER BY po_number");
+    expect(rows.map((row) => row.po_number)).toEqual(['mine', 'theirs']);
+  });
+});
