@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { registerAuthScheme } from './auth/scheme.js';
 import type { Config } from './config.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
+import { apiReferenceRoutes } from './docs/routes.js';
 import { errorResponse } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { loadsRoutes } from './loads/route.js';
@@ -49,6 +50,7 @@ export async function createServer(config: Config, { pool, logger, clock = () =>
   server.route([
     ...loadsRoutes({ pool, clock, rateLimitPerMinute: config.rateLimitPerMinute, maxPageSize: config.maxPageSize }),
     openApiRoute(),
+    ...apiReferenceRoutes(),
     ...healthRoutes(pool),
   ]);
 
