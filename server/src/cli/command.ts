@@ -11,11 +11,14 @@ export interface CliContext {
 
 export interface Command {
   name: string;
-  /** One line for the list of commands. */
-  summary: string;
   /** The whole `--help` text. */
   help: string;
   run(args: string[], context: CliContext): Promise<void>;
+}
+
+/** A command of a group (`keys create`), with the line its group's help lists it by. */
+export interface Subcommand extends Command {
+  summary: string;
 }
 
 /** A failure the operator can fix: printed as one line, exit code 1. */
@@ -31,7 +34,7 @@ export class CliError extends Error {
 export class UsageError extends CliError {
   override readonly exitCode = 2;
   constructor(message: string, helpCommand: string) {
-    super(`${message} (see \`loadfeed-server ${helpCommand} --help\`)`);
+    super(`${message} (see \`loadfeed-server ${helpCommand ? `${helpCommand} ` : ''}--help\`)`);
     this.name = 'UsageError';
   }
 }
@@ -100,7 +103,7 @@ export function writeLine(stream: NodeJS.WritableStream, line: string): void {
 }
 
 /** A command made of subcommands (`keys create`, `keys list`): dispatches on the first argument. */
-export function commandGroup(name: string, summary: string, description: string, subcommands: readonly Command[]): Command {
+export function commandGroup(name: string, description: string, subcommands: readonly Subcommand[]): Command {
   const help = `Usage: loadfeed-server ${name} <subcommand> [options]
 
 ${description}
@@ -111,7 +114,6 @@ ${subcommands.map((subcommand) => `  ${subcommand.name.padEnd(9)}${subcommand.su
 \`loadfeed-server ${name} <subcommand> --help\` explains each.`;
   return {
     name,
-    summary,
     help,
     async run(args, context) {
       const [first, ...rest] = args;

@@ -1,9 +1,9 @@
 // `loadfeed-server customers add|list`: the customers keys and loads belong to.
 import { addCustomer, listCustomers } from '../customers/customers.js';
-import { COMMON_HELP, commandGroup, formatTable, parseCommandLine, writeLine, type Command } from './command.js';
+import { COMMON_HELP, commandGroup, formatTable, parseCommandLine, writeLine, type Subcommand } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
-const add: Command = {
+const add: Subcommand = {
   name: 'add',
   summary: 'Add a customer',
   help: `Usage: loadfeed-server customers add <code> [--name <name>] [options]
@@ -22,7 +22,7 @@ ${COMMON_HELP}`,
   },
 };
 
-const list: Command = {
+const list: Subcommand = {
   name: 'list',
   summary: 'List the customers',
   help: `Usage: loadfeed-server customers list [--json] [options]
@@ -42,4 +42,4 @@ ${COMMON_HELP}`,
   },
 };
 
-export const customersCommand = commandGroup('customers', 'Add and list customers', 'Customers own API keys and loads; each key sees its customer\'s loads only.', [add, list]);
+export const customersCommand = commandGroup('customers', 'Customers own API keys and loads; each key sees its customer\'s loads only.', [add, list]);

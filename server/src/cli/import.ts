@@ -39,7 +39,6 @@ function problemsOf({ rows, problems }: ParsedInput): ImportProblem[] {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'Upsert loads from an NDJSON file (or stdin)',
   help: `Usage: loadfeed-server import <customerCode> <file.ndjson | -> [--skip-invalid] [--json] [options]
 
 Reads one Load per line (JSON objects with the API's field names; updatedAt is the server's, so leave it

@@ -1,9 +1,9 @@
 // `loadfeed-server keys create|revoke|list`: the API keys customers call the feed with.
 import { createKey, listKeys, revokeKey } from '../keys/keys.js';
-import { COMMON_HELP, commandGroup, formatTable, parseCommandLine, positiveInteger, writeLine, type Command } from './command.js';
+import { COMMON_HELP, commandGroup, formatTable, parseCommandLine, positiveInteger, writeLine, type Subcommand } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
-const create: Command = {
+const create: Subcommand = {
   name: 'create',
   summary: 'Issue a key for a customer (shown once)',
   help: `Usage: loadfeed-server keys create <customerCode> [--rate-limit <n>] [--json] [options]
@@ -43,7 +43,7 @@ Store it now: it is not shown again. Clients send it as \`Authorization: Bearer 
   },
 };
 
-const revoke: Command = {
+const revoke: Subcommand = {
   name: 'revoke',
   summary: 'Revoke a key at once',
   help: `Usage: loadfeed-server keys revoke <keyId> [options]
@@ -61,7 +61,7 @@ ${COMMON_HELP}`,
   },
 };
 
-const list: Command = {
+const list: Subcommand = {
   name: 'list',
   summary: 'List keys (ids and hints, never keys)',
   help: `Usage: loadfeed-server keys list [<customerCode>] [--json] [options]
@@ -99,4 +99,4 @@ ${COMMON_HELP}`,
   },
 };
 
-export const keysCommand = commandGroup('keys', 'Issue, revoke and list API keys', 'API keys are per customer; a key is shown once, at creation, and only its hash is stored.', [create, revoke, list]);
+export const keysCommand = commandGroup('keys', 'API keys are per customer; a key is shown once, at creation, and only its hash is stored.', [create, revoke, list]);

@@ -5,7 +5,6 @@ import { databaseUrlOf } from './database.js';
 
 export const migrateCommand: Command = {
   name: 'migrate',
-  summary: 'Apply pending database migrations',
   help: `Usage: loadfeed-server migrate [options]
 
 Applies every pending migration to the database. Safe to run while servers are running and from

@@ -1,14 +1,22 @@
 // The command table of `loadfeed-server` and the one place where a failure becomes an exit code.
+// Commands load on use, so that `--help` and the small commands do not pay for the server's modules.
 import { COMMON_HELP, UsageError, writeLine, type CliContext, type Command } from './command.js';
 import { describeFailure } from './errors.js';
-import { customersCommand } from './customers.js';
-import { importCommand } from './import.js';
-import { keysCommand } from './keys.js';
-import { migrateCommand } from './migrate.js';
-import { seedCommand } from './seed.js';
-import { startCommand } from './start.js';
 
-const COMMANDS: readonly Command[] = [startCommand, migrateCommand, customersCommand, keysCommand, importCommand, seedCommand];
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+const COMMANDS: readonly CommandEntry[] = [
+  { name: 'start', summary: 'Run the server (embedded PostgreSQL without DATABASE_URL)', load: async () => (await import('./start.js')).startCommand },
+  { name: 'migrate', summary: 'Apply pending database migrations', load: async () => (await import('./migrate.js')).migrateCommand },
+  { name: 'customers', summary: 'Add and list customers', load: async () => (await import('./customers.js')).customersCommand },
+  { name: 'keys', summary: 'Issue, revoke and list API keys', load: async () => (await import('./keys.js')).keysCommand },
+  { name: 'import', summary: 'Upsert loads from an NDJSON file (or stdin)', load: async () => (await import('./import.js')).importCommand },
+  { name: 'seed', summary: 'Add synthetic customers and realistic loads', load: async () => (await import('./seed.js')).seedCommand },
+];
 
 const MAIN_HELP = `Usage: loadfeed-server <command> [options]
 
@@ -31,9 +39,9 @@ export async function runCli(args: string[], context: CliContext): Promise<numbe
       writeLine(context.stdout, MAIN_HELP);
       return name === undefined ? 2 : 0;
     }
-    const command = COMMANDS.find((candidate) => candidate.name === name);
-    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`, '');
-    await command.run(rest, context);
+    const entry = COMMANDS.find((candidate) => candidate.name === name);
+    if (!entry) throw new UsageError(`unknown command ${JSON.stringify(name)}`, '');
+    await (await entry.load()).run(rest, context);
     return 0;
   } catch (error) {
     const failure = describeFailure(error);

@@ -18,7 +18,6 @@ export function asOfDay(text: string | undefined, now: Date = new Date()): Date 
 
 export const seedCommand: Command = {
   name: 'seed',
-  summary: 'Add synthetic customers and realistic loads',
   help: `Usage: loadfeed-server seed --customers <n> --loads <m> [--seed <s>] [--as-of <YYYY-MM-DD>] [--json] [options]
 
 Adds <n> synthetic customers (or reuses them) and upserts <m> loads in all, shared evenly between them:

@@ -19,7 +19,6 @@ const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'Run the server (embedded PostgreSQL without DATABASE_URL)',
   help: `Usage: loadfeed-server start [--new-demo-key] [options]
 
 Runs the Customer Data API server. It migrates the database first (safe with several instances starting

@@ -1,0 +1,97 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateLoads, type SeedLoad } from '../../src/seed/loads.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { cliOk, query, runCli } from './run-cli.js';
+
+function ndjson(loads: readonly unknown[]): string {
+  return loads.map((load) => (typeof load === 'string' ? load : JSON.stringify(load))).join('\n') + '\n';
+}
+
+const loads: SeedLoad[] = [...generateLoads({ seed: 'import', customerCode: 'acme', count: 40, asOf: new Date() })];
+
+describe('loadfeed-server import', () => {
+  const database = useTestDatabase();
+  const env = () => ({ DATABASE_URL: database.url });
+  let folder: string;
+
+  const file = async (name: string, content: string): Promise<string> => {
+    const path = join(folder, name);
+    await writeFile(path, content);
+    return path;
+  };
+  const stored = () => query<{ load_number: string; updated_at: Date }>(database.url, 'SELECT load_number, updated_at FROM loads ORDER BY load_number');
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'loadfeed-import-'));
+    await cliOk(['migrate'], { env: env() });
+    await cliOk(['customers', 'add', 'acme'], { env: env() });
+  });
+
+  it('imports nothing when any line is bad, and names every bad line with its reason', async () => {
+    const path = await file(
+      'bad.ndjson',
+      ndjson([
+        loads[0],
+        { ...loads[1], status: 'Lost' },
+        'this is not json',
+        loads[2],
+        { ...loads[3], updatedAt: '2026-01-01T00:00:00.000Z', originState: 'Texas' },
+        loads[0],
+      ]),
+    );
+    const { code, stdout, stderr } = await runCli(['import', 'acme', path], { env: env() });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines.slice(0, -1)).toEqual([
+      expect.stringMatching(/^line 2: status must be one of PrePlanning, .* \(got "Lost"\)$/),
+      expect.stringMatching(/^line 3: not JSON/),
+      expect.stringMatching(/^line 5: originState must be a string matching/),
+      expect.stringMatching(/^line 5: updatedAt is kept by the server/),
+      `line 6: loadNumber ${JSON.stringify(loads[0]!.loadNumber)} appears already on line 1`,
+    ]);
+    expect(lines.at(-1)).toBe('loadfeed-server: nothing imported: 5 problems in the input');
+    expect(await stored()).toEqual([]);
+
+    const json = await runCli(['import', 'acme', path, '--json'], { env: env() });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ imported: false, problems: expect.arrayContaining([{ line: 3, message: expect.stringMatching(/^not JSON/) }]) });
+    expect(await stored()).toEqual([]);
+  });
+
+  it('upserts a file, and a second import of it reports every row unchanged and keeps every updatedAt', async () => {
+    const path = await file('loads.ndjson', ndjson(loads.slice(0, 30)));
+    expect(await cliOk(['import', 'acme', path], { env: env() })).toBe('imported for acme: 30 inserted, 0 changed, 0 unchanged\n');
+    const before = await stored();
+    expect(before).toHaveLength(30);
+    expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({ inserted: 0, changed: 0, unchanged: 30 });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('reads stdin for `-`, and counts changed rows apart from unchanged ones', async () => {
+    const input = ndjson([{ ...loads[0], totalCost: '99999.99' }, loads[1], ...loads.slice(30, 35)]);
+    const summary = JSON.parse(await cliOk(['import', 'acme', '-', '--json'], { env: env(), stdin: input }));
+    expect(summary).toEqual({ inserted: 5, changed: 1, unchanged: 1 });
+  });
+
+  it('with --skip-invalid imports the good lines and still names the bad ones', async () => {
+    const path = await file('mixed.ndjson', ndjson([loads[36], { loadNumber: '', status: 'Available' }, loads[37]]));
+    const { code, stdout, stderr } = await runCli(['import', 'acme', path, '--skip-invalid'], { env: env() });
+    expect(code).toBe(0);
+    expect(stdout).toBe('imported for acme: 2 inserted, 0 changed, 0 unchanged, 1 line(s) skipped\n');
+    expect(stderr).toMatch(/^line 2: loadNumber /);
+  });
+
+  it.each([
+    [['import', 'nobody', '-'], /^loadfeed-server: no customer has the code "nobody"/],
+    [['import', 'acme', '/no/such/file.ndjson'], /^loadfeed-server: cannot read \/no\/such\/file\.ndjson: no such file$/],
+  ])('%j exits 1 with a one-line reason', async (args, reason) => {
+    const { code, stderr } = await runCli(args, { env: env(), stdin: ndjson([loads[39]]) });
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr.trimEnd()).toMatch(reason);
+  });
+});
