@@ -69,6 +69,8 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
   const { client, signal } = options;
   const clock = options.clock ?? client.clock;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  // The key walk reads the last row of each page again (it anchors the next request), so a page brings one row less.
+  const rowsPerRequest = options.strategy === 'pages' || pageSize < 2 ? pageSize : pageSize - 1;
   const startStats = client.stats();
   let pages = 0;
   let rows = 0;
@@ -81,7 +83,7 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
     const stats = client.stats();
     let eta: number | undefined;
     if (ahead !== undefined && quota.limit !== undefined && quota.limit > 0) {
-      const requestsAhead = Math.ceil(ahead / pageSize);
+      const requestsAhead = Math.ceil(ahead / rowsPerRequest);
       const beyondQuota = Math.max(0, requestsAhead - Math.max(0, quota.remaining ?? quota.limit));
       eta = quota.nextRequestAt + Math.ceil(beyondQuota / quota.limit) * RATE_WINDOW_MS;
     }

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { createClient, syncLoads } from '../src/index.js';
+import { MOCK_API_KEY } from '../src/mock/index.js';
+import { createCopy, loadInputs, mockSetup } from './helpers.js';
+
+/** Times (ms after the first) at which each request left, for a full sync of `rows` rows at 10 a minute. */
+async function syncTimes(rows: number, serverClockOffsetMs = 0) {
+  const { mock, clock } = mockSetup({ mock: { serverClockOffsetMs } });
+  for (const input of loadInputs(rows)) mock.upsert([input]);
+  const sentAt: number[] = [];
+  const client = createClient({
+    baseUrl: mock.baseUrl,
+    apiKey: MOCK_API_KEY,
+    clock,
+    fetch: (request) => {
+      sentAt.push(clock.now());
+      return mock.fetch(request);
+    },
+  });
+  const copy = createCopy();
+  const summary = await syncLoads({ client, upsert: copy.upsert, pageSize: 10 });
+  expect(copy.differences(mock.loads())).toEqual([]);
+  return { times: sentAt.map((time) => time - sentAt[0]!), rateLimited: mock.stats.rateLimited, summary };
+}
+
+describe('pacing from the rate-limit headers', () => {
+  it("a sync that is its key's only user never sees a 429, and spends no more than the window demands", async () => {
+    const { times, rateLimited, summary } = await syncTimes(250);
+    expect(rateLimited).toBe(0);
+    // 10 requests in each 60-second window: request n leaves at floor(n / 10) minutes.
+    expect(times).toEqual(times.map((_, index) => Math.floor(index / 10) * 60_000));
+    expect(summary.quotaWaitMs).toBe(Math.floor((times.length - 1) / 10) * 60_000);
+  });
+
+  it('after Remaining: 0 the next request waits until Reset, not longer', async () => {
+    const { times } = await syncTimes(120);
+    expect(times[10]).toBe(60_000);
+  });
+
+  it("a server clock 45.25 s behind ours is corrected from the Date header: no 429, at most a second's extra wait", async () => {
+    const { times, rateLimited } = await syncTimes(120, -45_250);
+    expect(rateLimited).toBe(0);
+    expect(times[10]).toBeGreaterThanOrEqual(60_000);
+    expect(times[10]).toBeLessThanOrEqual(61_000);
+  });
+
+  it("a server clock 90.6 s ahead of ours is corrected too: the wait is the window's, not 90 s longer", async () => {
+    const { times, rateLimited } = await syncTimes(120, 90_600);
+    expect(rateLimited).toBe(0);
+    expect(times[10]).toBeGreaterThanOrEqual(60_000);
+    expect(times[10]).toBeLessThanOrEqual(61_000);
+  });
+
+  it('the quota snapshot shows the remaining requests and when the next may go', async () => {
+    const { mock, client, clock } = mockSetup({ mock: { loads: loadInputs(3), rateLimitPerMinute: 2 } });
+    await client.listLoads();
+    expect(client.quota()).toMatchObject({ limit: 2, remaining: 1, nextRequestAt: clock.now() });
+    await client.listLoads();
+    expect(client.quota()).toMatchObject({ limit: 2, remaining: 0, nextRequestAt: clock.now() + 60_000 });
+    expect(mock.stats.rateLimited).toBe(0);
+  });
+});
