@@ -1,0 +1,142 @@
+// The request budget: a key may allow 10 requests a minute, so the kit plans its run from
+// X-RateLimit-Limit, paces every request from the latest rate headers (only the exhaust check meets a 429),
+// and counts what the run spent.
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@loadfeed/spec';
+import type { Exchange } from './evidence.js';
+import type { KeyLabel } from './options.js';
+
+const [LIMIT, REMAINING, RESET] = RATE_LIMIT_HEADERS;
+
+/** Marks the exchanges of the exhaust check's burst, the only requests meant to meet a 429. */
+export const EXHAUST_NOTE = 'exhaust';
+
+/** A margin after the announced reset, so the window has really moved on when the kit sends again. */
+const RESET_MARGIN_MS = 250;
+/** No wait is ever longer than a rolling window and a second of clock rounding. */
+const LONGEST_WAIT_MS = 61_000;
+
+export function integerHeader(exchange: Exchange, name: string): number | undefined {
+  const value = exchange.headers[name];
+  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+}
+
+export interface RateHeaders {
+  limit: number;
+  remaining: number;
+  /** Unix epoch seconds. */
+  reset: number;
+}
+
+export function rateHeaders(exchange: Exchange): RateHeaders | undefined {
+  const limit = integerHeader(exchange, LIMIT);
+  const remaining = integerHeader(exchange, REMAINING);
+  const reset = integerHeader(exchange, RESET);
+  return limit === undefined || remaining === undefined || reset === undefined ? undefined : { limit, remaining, reset };
+}
+
+/** The server's clock when it answered, in ms: its Date header, else ours when the answer came. */
+export function serverTime(exchange: Exchange): number {
+  const date = exchange.headers.date === undefined ? Number.NaN : Date.parse(exchange.headers.date);
+  return Number.isNaN(date) ? exchange.receivedAt : date;
+}
+
+export function retryAfterSeconds(exchange: Exchange): number | undefined {
+  return integerHeader(exchange, RETRY_AFTER_HEADER);
+}
+
+/** How long to wait before the next request with `key` so that it is admitted, from the latest rate headers. */
+export function waitBeforeSending(exchanges: readonly Exchange[], key: KeyLabel, now: number): number {
+  const own = exchanges.filter((exchange) => exchange.credential === key);
+  const lastIndex = own.findLastIndex((exchange) => rateHeaders(exchange) !== undefined);
+  if (lastIndex === -1) return 0;
+  const last = own[lastIndex]!;
+  const headers = rateHeaders(last)!;
+  // A request since then that came back without rate headers may still have counted.
+  const unaccounted = own.length - 1 - lastIndex;
+  if (headers.remaining - unaccounted >= 1) return 0;
+  const untilReset = headers.reset * 1000 - serverTime(last) - (now - last.receivedAt) + RESET_MARGIN_MS;
+  return Math.min(Math.max(0, untilReset), LONGEST_WAIT_MS);
+}
+
+/** Requests each group of checks sends, apart from the pagination walk; policy as data, read by the plan. */
+const PLANNED_REQUESTS: readonly { group: string; counted: number; uncounted: number; needs?: 'second' | 'revoked' | 'exhaust' }[] = [
+  { group: 'preflight (the largest page: the sample most checks read)', counted: 1, uncounted: 0 },
+  { group: 'contract', counted: 0, uncounted: 1 },
+  { group: 'authentication', counted: 1, uncounted: 6 },
+  { group: 'authentication (revoked key)', counted: 0, uncounted: 1, needs: 'revoked' },
+  { group: 'pagination (defaults, page re-fetched, page past the end)', counted: 3, uncounted: 0 },
+  { group: 'filters', counted: 9, uncounted: 0 },
+  { group: 'delta', counted: 2, uncounted: 0 },
+  { group: 'errors', counted: 10, uncounted: 0 },
+  { group: 'isolation', counted: 0, uncounted: 3, needs: 'second' },
+  { group: 'rate limit (the request after Retry-After)', counted: 1, uncounted: 0, needs: 'exhaust' },
+];
+
+/** Pages a walk at a small page size takes: about four, never more than this. */
+export const WALK_PAGE_TARGET = 4;
+export const WALK_PAGE_CAP = 8;
+
+export interface PlanInput {
+  limit: number;
+  remaining: number;
+  totalCount: number;
+  exhaust: boolean;
+  secondKey: boolean;
+  revokedKey: boolean;
+}
+
+export interface Plan {
+  requests: number;
+  /** Requests that count against the key under test, the exhaust check's burst included. */
+  counted: number;
+  minutes: number;
+  limit: number;
+}
+
+export function planRun(input: PlanInput): Plan {
+  const present = PLANNED_REQUESTS.filter(
+    (row) =>
+      row.needs === undefined ||
+      (row.needs === 'second' && input.secondKey) ||
+      (row.needs === 'revoked' && input.revokedKey) ||
+      (row.needs === 'exhaust' && input.exhaust),
+  );
+  const walkPages = input.totalCount < 3 ? 0 : Math.min(WALK_PAGE_TARGET, input.totalCount) + 1;
+  const exhaustBurst = input.exhaust ? input.limit + 1 : 0;
+  const counted = present.reduce((sum, row) => sum + row.counted, 0) + walkPages + exhaustBurst;
+  const uncounted = present.reduce((sum, row) => sum + row.uncounted, 0);
+  // Waits come from the requests beyond what the window still allows, plus one Retry-After after the burst.
+  const paced = Math.max(0, counted - exhaustBurst - input.remaining);
+  const minutes = Math.ceil(paced / Math.max(1, input.limit)) + (input.exhaust ? 1 : 0);
+  return { requests: counted + uncounted, counted, minutes, limit: input.limit };
+}
+
+export function describePlan(plan: Plan): string {
+  return `~${plan.requests} requests, ~${plan.minutes} minute${plan.minutes === 1 ? '' : 's'} at ${plan.limit}/min`;
+}
+
+export interface Spending {
+  requests: number;
+  byCredential: Record<string, number>;
+  byStatus: Record<string, number>;
+  /** 429s the pacing met outside the exhaust check; the kit's promise is that there are none. */
+  unexpected429: number;
+  /** Requests the exhaust check sent to drive the key into its 429: at most the key's limit and one. */
+  exhaustBurst: number;
+}
+
+export function spending(exchanges: readonly Exchange[]): Spending {
+  const byCredential: Record<string, number> = {};
+  const byStatus: Record<string, number> = {};
+  for (const exchange of exchanges) {
+    byCredential[exchange.credential] = (byCredential[exchange.credential] ?? 0) + 1;
+    byStatus[exchange.status] = (byStatus[exchange.status] ?? 0) + 1;
+  }
+  return {
+    requests: exchanges.length,
+    byCredential,
+    byStatus,
+    unexpected429: exchanges.filter((exchange) => exchange.status === 429 && exchange.note !== EXHAUST_NOTE).length,
+    exhaustBurst: exchanges.filter((exchange) => exchange.note === EXHAUST_NOTE).length,
+  };
+}

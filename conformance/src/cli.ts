@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// loadfeed-conformance: flags and environment -> a Playwright Test run of the kit -> exit code
+// (0 every required check passed, 1 a required check failed, 2 bad usage or an unreachable deployment).
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { OPENAPI_PATH } from '@loadfeed/spec';
+import { ExchangeLog } from './evidence.js';
+import { ENV, exchangeLogPath, readOptions, UsageError, type KitOptions } from './options.js';
+
+const USAGE = `usage: loadfeed-conformance --base-url <url> [--second-key <key>] [--revoked-key <key>]
+                            [--report-dir <dir>] [--grep <pattern>] [--no-exhaust]
+  The API key comes from ${ENV.apiKey} (or --api-key, which other users of the machine can see).
+  Every flag has an environment variable: ${Object.values(ENV).filter((name) => name !== ENV.cli).join(', ')}.`;
+
+const FLAG_TO_ENV = {
+  'base-url': ENV.baseUrl,
+  'api-key': ENV.apiKey,
+  'second-key': ENV.secondKey,
+  'revoked-key': ENV.revokedKey,
+  'report-dir': ENV.reportDir,
+} as const;
+
+const REACH_TIMEOUT_MS = 15_000;
+
+/** The environment the run gets: the caller's, with the flags laid over it. */
+function runEnvironment(argv: readonly string[]): { env: NodeJS.ProcessEnv; grep?: string; options: KitOptions } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        ...Object.fromEntries(Object.keys(FLAG_TO_ENV).map((flag) => [flag, { type: 'string' as const }])),
+        grep: { type: 'string' },
+        'no-exhaust': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, [ENV.cli]: '1' };
+  for (const [flag, name] of Object.entries(FLAG_TO_ENV)) {
+    const value = values[flag];
+    if (typeof value === 'string') env[name] = value;
+  }
+  if (values['no-exhaust']) env[ENV.noExhaust] = '1';
+  if (typeof values['api-key'] === 'string') {
+    console.error(`loadfeed-conformance: note: a key given as a flag shows in the process list; ${ENV.apiKey} keeps it out`);
+  }
+  const options = readOptions(env);
+  env[ENV.reportDir] = options.reportDir;
+  return { env, options, ...(typeof values.grep === 'string' ? { grep: values.grep } : {}) };
+}
+
+/** Any HTTP answer from the deployment will do; only a failure to connect stops the run before it starts. */
+async function reach(baseUrl: string): Promise<void> {
+  try {
+    await fetch(baseUrl + OPENAPI_PATH, { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) });
+  } catch (error) {
+    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+    throw new UsageError(`cannot reach ${baseUrl}: ${cause}`);
+  }
+}
+
+function runPlaywright(env: NodeJS.ProcessEnv, grep: string | undefined): Promise<number> {
+  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
+  const args = [playwright, 'test', '--config', join(packageRoot, 'playwright.config.ts'), ...(grep === undefined ? [] : ['--grep', grep])];
+  return new Promise((done, failed) => {
+    const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: packageRoot });
+    child.on('error', failed);
+    child.on('exit', (code) => done(code ?? 1));
+  });
+}
+
+async function main(): Promise<number> {
+  let run;
+  try {
+    run = runEnvironment(process.argv.slice(2));
+    await reach(run.options.baseUrl);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`loadfeed-conformance: ${error.message}`);
+    if (/missing|not a URL|Unknown option|must be/.test(error.message)) console.error(USAGE);
+    return 2;
+  }
+  const code = await runPlaywright(run.env, run.grep);
+  const fatal = ExchangeLog.open(exchangeLogPath(resolve(run.options.reportDir))).fatal;
+  if (fatal) {
+    console.error(`loadfeed-conformance: ${fatal}`);
+    return 2;
+  }
+  return code === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();

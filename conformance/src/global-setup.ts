@@ -1,0 +1,52 @@
+// Runs once before the checks, in both ways of running the kit (the bin and plain `playwright test`):
+// starts the run's ledger, fetches the sample (the largest page) and reads X-RateLimit-Limit from it, then
+// plans the run and prints what it will cost.
+import { request } from '@playwright/test';
+import { describePlan, planRun, rateHeaders } from './budget.js';
+import { createSender, DeploymentUnreachable } from './client.js';
+import { takeSample } from './dataset.js';
+import { ExchangeLog } from './evidence.js';
+import { exchangeLogPath, readOptions } from './options.js';
+
+/** SPEC §8's default, assumed for the plan when the deployment sends no X-RateLimit-Limit. */
+const DEFAULT_LIMIT = 10;
+
+export default async function globalSetup(): Promise<void> {
+  const options = readOptions();
+  const log = ExchangeLog.start(exchangeLogPath(options.reportDir));
+  const context = await request.newContext();
+  try {
+    const sender = createSender(context, options, log);
+    let sample;
+    try {
+      sample = await takeSample(sender, 'primary');
+    } catch (error) {
+      if (error instanceof DeploymentUnreachable) log.setFatal(error.message);
+      throw error;
+    }
+    const exchange = 'rows' in sample ? sample.exchange : sample;
+    if (exchange.status === 401) {
+      const reason = `the API key was refused: ${exchange.method} ${exchange.target} gave 401`;
+      log.setFatal(reason);
+      throw new Error(reason);
+    }
+    const headers = rateHeaders(exchange);
+    const limit = headers?.limit ?? DEFAULT_LIMIT;
+    const totalCount = 'rows' in sample ? sample.totalCount : 0;
+    const plan = planRun({
+      limit,
+      remaining: headers?.remaining ?? limit,
+      totalCount,
+      exhaust: options.exhaust,
+      secondKey: options.keys.second !== undefined,
+      revokedKey: options.keys.revoked !== undefined,
+    });
+    log.setPlan(plan);
+    console.log(
+      `loadfeed-conformance: ${options.baseUrl} — the key sees ${totalCount} rows, limit ${headers ? `${limit}/min` : `unknown (assuming ${limit}/min)`}; ` +
+        `plan: ${describePlan(plan)}`,
+    );
+  } finally {
+    await context.dispose();
+  }
+}

@@ -1,0 +1,54 @@
+import type { TestServer } from '@loadfeed/server/testing';
+import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKeys, startDeployment } from './support/deployment.js';
+import { runKit, type KitRun } from './support/run-kit.js';
+
+const database = useTestDatabase();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startDeployment(database.url);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('a full run against the reference server, the exhaust check included', () => {
+  let run: KitRun;
+  beforeAll(async () => {
+    // A limit the run's other checks stay under, so the exhaust burst is short and one Retry-After is waited.
+    run = await runKit({ baseUrl: server.baseUrl, keys: await issueKeys(server, 40), exhaust: true });
+  }, 200_000);
+
+  it('exits 0', () => {
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+  });
+
+  it('passes every required check, skipping none', () => {
+    const required = run.checks.filter((check) => check.level === 'required');
+    expect(required.length).toBeGreaterThan(40);
+    expect(required.filter((check) => check.outcome !== 'pass').map((check) => `${check.outcome}: ${check.title}\n${check.message}`)).toEqual([]);
+  });
+
+  it('raises no warning against the reference server, which follows DECISIONS.md', () => {
+    expect(run.checks.filter((check) => check.outcome === 'warning').map((check) => `${check.title}: ${check.message}`)).toEqual([]);
+  });
+
+  it('meets a 429 only in the exhaust check', () => {
+    expect(run.metadata?.unexpected429).toBe(0);
+    expect(run.metadata?.exhaustBurst).toBeGreaterThan(0);
+  });
+
+  it('would spend at most 60 requests against a key of 10 a minute, its burst then being at most 11', () => {
+    const requests = run.metadata!.requests - run.metadata!.exhaustBurst + 11;
+    expect(requests).toBeLessThanOrEqual(60);
+  });
+
+  it('prints one line per check and a summary', () => {
+    const lines = run.stdout.split('\n').filter((line) => /^(PASS|FAIL|SKIP|WARN) {2}/.test(line));
+    expect(lines).toHaveLength(run.checks.length);
+    expect(run.stdout).toMatch(/plan: ~\d+ requests, ~\d+ minutes? at 40\/min/);
+    expect(run.stdout).toMatch(/\d+ checks — \d+ passed, 0 failed/);
+  });
+});

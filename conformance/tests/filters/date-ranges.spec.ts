@@ -1,0 +1,86 @@
+import type { Load } from '@loadfeed/spec';
+import type { Exchange } from '../../src/evidence.js';
+import { need, pageOf, required, verify, type Kit } from '../../src/kit.js';
+import { isoAt, list, time } from '../../src/rows.js';
+
+type DateField = 'scheduledPickupDate' | 'scheduledDeliveryDate';
+
+/** The distinct values of a date field the key sees, in time order. */
+async function datesOf(kit: Kit, field: DateField): Promise<number[]> {
+  const sample = await kit.sample();
+  const times = sample.rows.map((row) => time(row[field])).filter((value): value is number => value !== undefined);
+  return [...new Set(times)].sort((a, b) => a - b);
+}
+
+function verifyInside(exchange: Exchange, field: DateField, from: number, to: number): void {
+  const outside = pageOf(exchange).data.filter((row: Load) => {
+    const value = time(row[field]);
+    return value === undefined || value < from || value > to;
+  });
+  verify(outside.length === 0, `a row's ${field} lies outside the range asked for`, {
+    expected: `${field} within [${isoAt(from)}, ${isoAt(to)}]`,
+    actual: list(outside.map((row) => `${row.loadNumber}: ${row[field]}`)),
+    exchanges: [exchange],
+  });
+}
+
+required('pickupFrom and pickupTo return only rows whose scheduledPickupDate lies inside the range', '§4', async ({ kit }) => {
+  const dates = await datesOf(kit, 'scheduledPickupDate');
+  need(dates.length >= 2, 'the key sees fewer than 2 distinct pickup dates');
+  const [from, to] = [dates[Math.floor(dates.length / 4)]!, dates[Math.floor((dates.length * 3) / 4)]!];
+  const exchange = await kit.list('primary', { pickupFrom: isoAt(from), pickupTo: isoAt(to), pageSize: 100 });
+  verifyInside(exchange, 'scheduledPickupDate', from, to);
+  verify(pageOf(exchange).totalCount >= 1, 'a pickup range around seen rows returns nothing', { expected: 'at least 1 row', actual: '0', exchanges: [exchange] });
+});
+
+required('a pickup range split in two adds up to the whole range', '§4', async ({ kit }) => {
+  const dates = await datesOf(kit, 'scheduledPickupDate');
+  need(dates.length >= 2, 'the key sees fewer than 2 distinct pickup dates');
+  const [from, middle, to] = [dates[0]!, dates[Math.floor(dates.length / 2)]!, dates.at(-1)!];
+  const whole = await kit.list('primary', { pickupFrom: isoAt(from), pickupTo: isoAt(to), pageSize: 100 });
+  const early = await kit.list('primary', { pickupFrom: isoAt(from), pickupTo: isoAt(middle - 1), pageSize: 100 });
+  const late = await kit.list('primary', { pickupFrom: isoAt(middle), pickupTo: isoAt(to), pageSize: 100 });
+  const [all, first, second] = [whole, early, late].map((exchange) => pageOf(exchange).totalCount);
+  verify(first! + second! === all && first! > 0 && second! > 0, 'the two halves of a pickup range do not add up to it', {
+    expected: `${all} = rows before ${isoAt(middle)} + rows from it on, each at least 1`,
+    actual: `${first} + ${second}`,
+    exchanges: [whole, early, late],
+  });
+  verifyInside(early, 'scheduledPickupDate', from, middle - 1);
+  verifyInside(late, 'scheduledPickupDate', middle, to);
+});
+
+required('deliveryFrom and deliveryTo return only rows whose scheduledDeliveryDate lies inside the range', '§4', async ({ kit }) => {
+  const dates = await datesOf(kit, 'scheduledDeliveryDate');
+  need(dates.length >= 2, 'the key sees fewer than 2 distinct delivery dates');
+  const [from, to] = [dates[Math.floor(dates.length / 4)]!, dates[Math.floor((dates.length * 3) / 4)]!];
+  const exchange = await kit.list('primary', { deliveryFrom: isoAt(from), deliveryTo: isoAt(to), pageSize: 100 });
+  verifyInside(exchange, 'scheduledDeliveryDate', from, to);
+  const sample = await kit.sample();
+  if (sample.complete) {
+    const expected = sample.rows.filter((row) => {
+      const value = time(row.scheduledDeliveryDate);
+      return value !== undefined && value >= from && value <= to;
+    }).length;
+    verify(pageOf(exchange).totalCount === expected, 'the delivery range leaves out rows inside it', {
+      expected: `totalCount ${expected}`,
+      actual: `totalCount ${pageOf(exchange).totalCount}`,
+      exchanges: [exchange, sample.exchange],
+    });
+  }
+});
+
+required('filters combine with AND: every row satisfies status and the pickup range together', '§4', async ({ kit }) => {
+  const sample = await kit.sample();
+  const pivot = sample.rows.find((row) => time(row.scheduledPickupDate) !== undefined);
+  need(pivot !== undefined, 'the key sees no row with a pickup date');
+  const from = time(pivot.scheduledPickupDate)!;
+  const exchange = await kit.list('primary', { status: [pivot.status], pickupFrom: isoAt(from), pageSize: 100 });
+  const page = pageOf(exchange);
+  const wrong = page.data.filter((row) => row.status !== pivot.status || (time(row.scheduledPickupDate) ?? -Infinity) < from);
+  verify(wrong.length === 0 && page.data.some((row) => row.loadNumber === pivot.loadNumber), 'a combined filter is not an AND', {
+    expected: `status ${pivot.status} and scheduledPickupDate >= ${pivot.scheduledPickupDate}, ${pivot.loadNumber} among them`,
+    actual: `offending: ${list(wrong.map((row) => `${row.loadNumber}: ${row.status} ${row.scheduledPickupDate}`))}`,
+    exchanges: [exchange],
+  });
+});
