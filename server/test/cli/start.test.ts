@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { CLI, cliEnv, cliOk, exited } from './run-cli.js';
+
+const READY = /listening on (http:\/\/\S+)/;
+const KEY = /lf_live_[0-9A-Za-z]{38}/;
+
+interface Started {
+  child: ChildProcess;
+  baseUrl: string;
+  /** stderr so far: the human-readable lines. */
+  output(): string;
+  exit: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** `loadfeed-server start` in a process group of its own, as a terminal runs it, once it listens. */
+async function start(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [CLI, 'start', ...args], { env: cliEnv({ PORT: '0', ...env }), detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
+  const exit = exited(child).finally(() => running.delete(child));
+  let output = '';
+  child.stderr!.setEncoding('utf8');
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: string) => {
+      output += chunk;
+      const ready = READY.exec(output);
+      if (ready) resolve(ready[1]!);
+    });
+    void exit.then((code) => reject(new Error(`start exited with ${code} before listening: ${output}`)));
+  });
+  // The banner is written at once, after the ready line; give the pipe a moment to deliver all of it.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { child, baseUrl, output: () => output, exit };
+}
+
+/** What a terminal's Ctrl-C does: SIGINT to every process of the foreground group. */
+function interruptGroup(child: ChildProcess): void {
+  process.kill(-child.pid!, 'SIGINT');
+}
+
+async function firstPage(baseUrl: string, key: string): Promise<{ status: number; body: { data: { loadNumber: string }[]; totalCount: number } }> {
+  const response = await fetch(`${baseUrl}/api/v1/loads?pageSize=100`, { headers: { authorization: `Bearer ${key}` } });
+  return { status: response.status, body: (await response.json()) as { data: { loadNumber: string }[]; totalCount: number } };
+}
+
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+describe('loadfeed-server start on an embedded PostgreSQL', () => {
+  let dataDir: string;
+  let key: string;
+  let served: Awaited<ReturnType<typeof firstPage>>['body'];
+
+  beforeAll(async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loadfeed-start-'));
+    await chmod(folder, 0o755); // the postgres user must reach the cluster inside it when tests run as root
+    dataDir = join(folder, 'data');
+  });
+  afterAll(async () => {
+    if (dataDir) await rm(join(dataDir, '..'), { recursive: true, force: true });
+  });
+
+  it('on a fresh data folder migrates, adds demo loads and prints a demo key with a curl command that works', async () => {
+    const server = await start({ LOADFEED_DATA_DIR: dataDir });
+    const curl = /curl -H "Authorization: Bearer (lf_live_\w+)" "(http:\/\/[^"]+)"/.exec(server.output());
+    expect(curl, server.output()).not.toBeNull();
+    key = curl![1]!;
+    expect(curl![2]).toBe(`${server.baseUrl}/api/v1/loads?pageSize=5`);
+    const response = await fetch(curl![2]!, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(5);
+    const page = await firstPage(server.baseUrl, key);
+    served = page.body;
+    expect(served.totalCount).toBeGreaterThan(200);
+
+    interruptGroup(server.child);
+    expect(await server.exit).toBe(0);
+    expect(server.output()).toMatch(/SIGINT received, stopping[\s\S]*stopped/);
+  }, 120_000);
+
+  it('after Ctrl-C, a restart on the same folder serves the same loads and prints no new key', async () => {
+    const server = await start({ LOADFEED_DATA_DIR: dataDir });
+    expect(server.output()).not.toMatch(KEY);
+    expect(server.output()).toContain('--new-demo-key');
+    expect(await firstPage(server.baseUrl, key)).toEqual({ status: 200, body: served });
+
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+  }, 60_000);
+
+  it('after SIGTERM, a restart on the same folder serves the same loads, and --new-demo-key issues another key', async () => {
+    const server = await start({ LOADFEED_DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000' }, ['--new-demo-key']);
+    const another = KEY.exec(server.output())?.[0];
+    expect(another).toBeDefined();
+    expect(another).not.toBe(key);
+    expect(await firstPage(server.baseUrl, another!)).toEqual({ status: 200, body: served });
+
+    // Ctrl-C while requests are under way: the database stays up until they are answered, so none
+    // gets a 500 (a request the server had not accepted yet may be refused instead).
+    const requests = Array.from({ length: 30 }, () => firstPage(server.baseUrl, another!));
+    await Promise.race(requests);
+    interruptGroup(server.child);
+    const answered = (await Promise.allSettled(requests)).filter((result) => result.status === 'fulfilled');
+    expect(answered.length).toBeGreaterThan(0);
+    for (const { value } of answered) expect(value).toEqual({ status: 200, body: served });
+    expect(await server.exit).toBe(0);
+  }, 60_000);
+});
+
+describe('loadfeed-server start with DATABASE_URL', () => {
+  const database = useTestDatabase();
+
+  it('migrates the given database, adds no demo data, serves keys issued by the CLI and stops with 0 on SIGTERM', async () => {
+    const env = { DATABASE_URL: database.url };
+    const server = await start(env);
+    expect(server.output()).toContain('database: DATABASE_URL');
+    expect(server.output()).not.toMatch(KEY);
+    expect(await cliOk(['customers', 'list', '--json'], { env })).toBe('[]\n');
+
+    await cliOk(['customers', 'add', 'acme'], { env });
+    const { key } = JSON.parse(await cliOk(['keys', 'create', 'acme', '--json'], { env })) as { key: string };
+    expect(await firstPage(server.baseUrl, key)).toMatchObject({ status: 200, body: { data: [], totalCount: 0 } });
+
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toBe(0);
+  }, 60_000);
+
+  it('exits 1 with a one-line reason when the port is taken', async () => {
+    const env = { DATABASE_URL: database.url };
+    const first = await start(env);
+    const port = new URL(first.baseUrl).port;
+    try {
+      const child = spawn(process.execPath, [CLI, 'start'], { env: cliEnv({ ...env, PORT: port }), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      expect(await exited(child)).toBe(1);
+      expect(stderr).toBe(`loadfeed-server: cannot listen on 127.0.0.1:${port}: the port is in use\n`);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exit;
+    }
+  }, 60_000);
+});
