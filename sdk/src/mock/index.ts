@@ -160,7 +160,7 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
       const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
       const key = match?.[1];
       if (key === undefined || !Object.hasOwn(keys, key)) {
-        return respond(401, { error: 'Missing or invalid API key' }, { 'WWW-Authenticate': 'Bearer' });
+        return respond(401, { error: 'A valid API key is required: send Authorization: Bearer <key>' }, { 'WWW-Authenticate': 'Bearer' });
       }
       const limit = keys[key]!.rateLimit ?? defaultLimit;
       const decision = rateWindow.count(key, limit, serverNow());
@@ -179,7 +179,7 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
     handlers,
     async fetch(request) {
       const response = await getResponse(handlers, request);
-      return response ?? respond(404, { error: `Not found: ${new URL(request.url).pathname}` });
+      return response ?? respond(404, { error: 'Not found' });
     },
     upsert: (loads) => dataset.upsert(loads),
     remove: (loadNumbers) => dataset.remove(loadNumbers),

@@ -5,8 +5,33 @@ import { LIST_LOADS_PARAMETERS, LOAD_STATUSES, type ListLoadsQuery, type LoadSta
 const REPEATABLE = new Set<string>(['status']);
 const INTEGER = /^\d+$/;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]\d{2}:\d{2})$/i;
 const DAY_MS = 86_400_000;
+const QUOTED_LENGTH = 40;
+
+const WHOLE_NUMBER = 'a whole number of at least 1';
+const LOWER_BOUND = 'a date (YYYY-MM-DD, meaning 00:00Z that day) or an RFC 3339 date-time with Z or an offset';
+const UPPER_BOUND = 'a date (YYYY-MM-DD, covering that whole day) or an RFC 3339 date-time with Z or an offset';
+
+/** What each parameter must be, worded as the reference server words its 400 details. */
+const EXPECTED = {
+  page: WHOLE_NUMBER,
+  pageSize: WHOLE_NUMBER,
+  updatedSince: LOWER_BOUND,
+  status: `one of ${LOAD_STATUSES.join(', ')}`,
+  pickupFrom: LOWER_BOUND,
+  pickupTo: UPPER_BOUND,
+  deliveryFrom: LOWER_BOUND,
+  deliveryTo: UPPER_BOUND,
+  poNumber: 'a non-empty string',
+  billingRefNumber: 'a non-empty string',
+} satisfies Record<keyof ListLoadsQuery, string>;
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > QUOTED_LENGTH ? `${value.slice(0, QUOTED_LENGTH)}…` : value);
+}
+
+const invalid = (name: keyof ListLoadsQuery, value: string) => `${name} must be ${EXPECTED[name]} (got ${quote(value)})`;
 
 /** A listLoads query with its dates as epoch-ms bounds (inclusive lower, exclusive upper). */
 export interface ParsedQuery {
@@ -30,10 +55,13 @@ function parseDate(value: string, bound: Bound): number | undefined {
     if (Number.isNaN(day) || new Date(day).toISOString().slice(0, 10) !== value) return undefined;
     return bound === 'lower' ? day : day + DAY_MS;
   }
-  if (!DATE_TIME.test(value)) return undefined;
-  const instant = Date.parse(value);
+  const match = DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const instant = Date.parse(value.replace(' ', 'T'));
   if (Number.isNaN(instant)) return undefined;
-  return bound === 'lower' ? instant : instant + 1;
+  // Digits below a millisecond put a lower bound on the next millisecond, as the server's comparison does.
+  const belowMs = /[1-9]/.test((match[1] ?? '').slice(3));
+  return bound === 'lower' ? instant + (belowMs ? 1 : 0) : instant + 1;
 }
 
 const DATE_PARAMETERS: Record<string, { key: keyof ParsedQuery; bound: Bound }> = {
@@ -49,7 +77,7 @@ export function parseQuery(search: URLSearchParams, defaults: { pageSize: number
   | { query: ParsedQuery }
   | { details: string[] } {
   const known = new Set<string>(LIST_LOADS_PARAMETERS);
-  const details: string[] = [];
+  const details = new Set<string>();
   const values = new Map<string, string[]>();
   for (const [name, value] of search) values.set(name, [...(values.get(name) ?? []), value]);
   const query: ParsedQuery = { page: 1, pageSize: defaults.pageSize };
@@ -57,34 +85,35 @@ export function parseQuery(search: URLSearchParams, defaults: { pageSize: number
 
   for (const [name, given] of values) {
     if (!known.has(name)) {
-      details.push(`"${name}" is not a parameter of listLoads`);
+      details.add(`${quote(name)} is not a parameter of this operation; the parameters are ${LIST_LOADS_PARAMETERS.join(', ')}`);
       continue;
     }
     if (given.length > 1 && !REPEATABLE.has(name)) {
-      details.push(`"${name}" must be given at most once`);
+      details.add(`${name} is given ${given.length} times; only status may repeat`);
       continue;
     }
     if (given.some((value) => value === '')) {
-      details.push(`"${name}" must not be empty`);
+      details.add(`${name} must not be empty`);
       continue;
     }
     const value = given[0]!;
     if (name === 'page' || name === 'pageSize') {
       const number = INTEGER.test(value) ? Number(value) : Number.NaN;
-      if (!Number.isSafeInteger(number) || number < 1) details.push(`"${name}" must be an integer of at least 1`);
+      if (!Number.isSafeInteger(number) || number < 1) details.add(invalid(name, value));
       else set[name] = name === 'pageSize' ? Math.min(number, defaults.maxPageSize) : number;
     } else if (name === 'status') {
       const unknown = given.filter((status) => !(LOAD_STATUSES as readonly string[]).includes(status));
-      if (unknown.length > 0) details.push(`"status" must be one of ${LOAD_STATUSES.join(', ')}`);
-      else query.statuses = new Set(given as LoadStatus[]);
+      for (const status of unknown) details.add(invalid('status', status));
+      if (unknown.length > 0) continue;
+      query.statuses = new Set(given as LoadStatus[]);
     } else if (name in DATE_PARAMETERS) {
       const { key, bound } = DATE_PARAMETERS[name]!;
       const instant = parseDate(value, bound);
-      if (instant === undefined) details.push(`"${name}" must be a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+      if (instant === undefined) details.add(invalid(name as keyof ListLoadsQuery, value));
       else set[key] = instant;
     } else {
       set[name as keyof ListLoadsQuery] = value;
     }
   }
-  return details.length > 0 ? { details } : { query };
+  return details.size > 0 ? { details: [...details] } : { query };
 }
