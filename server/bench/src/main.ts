@@ -1,0 +1,105 @@
+// `npm run bench -w @loadfeed/server`: the reference server against a plain baseline on the same data,
+// side by side in one run, with the ratios the issue sets as targets. Not part of `npm test`.
+//
+// Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL/DATABASE_URL's server, else embedded),
+// BENCH_SECONDS (10 per measured run), BENCH_SWEEP_STRIDE (5: every 5th page of the sweep is timed).
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { createPool } from '../../dist/db/pool.js';
+import { createKey } from '../../dist/keys/keys.js';
+import { feedWindowStart } from '../../dist/loads/feed-window.js';
+import { LIST_LOADS_SQL, listLoadsParameters } from '../../dist/loads/list.js';
+import { authAndRateLimitCost } from './auth-cost.js';
+import { BASELINE_COUNT_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
+import { BENCH_DATA, MEASURED_CUSTOMER, openBenchDatabase, prepareData } from './database.js';
+import { CONNECTIONS, measureLoad, type LoadResult } from './load.js';
+import { startServerProcess } from './processes.js';
+import { row, targetLines } from './report.js';
+import { sweepDatabaseTime } from './sweep.js';
+
+const PAGE_SIZE = 100;
+/** A limit no run can reach: the benchmark measures throughput, not 429s. */
+const UNLIMITED = 2_000_000_000;
+const AUTH_ITERATIONS = 2_000;
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const BASELINE = fileURLToPath(new URL('./baseline-server.js', import.meta.url));
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const stride = Number(process.env.BENCH_SWEEP_STRIDE ?? 5);
+const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+const database = await openBenchDatabase(process.env);
+const pool = createPool(database.url, { max: 2 });
+try {
+  const loadAverage = loadavg()[0]!;
+  await prepareData(pool, database.url, log);
+  const { key } = await createKey(pool, MEASURED_CUSTOMER, { rateLimit: UNLIMITED });
+  const customerId = (await pool.query<{ id: string }>('SELECT id::text AS id FROM customers WHERE code = $1::text', [MEASURED_CUSTOMER])).rows[0]!.id;
+  const windowStart = feedWindowStart(new Date());
+  const inWindow = Number((await pool.query<{ total: number }>(BASELINE_COUNT_SQL, baselineScope(customerId, windowStart))).rows[0]!.total);
+  const deepestPage = Math.ceil(inWindow / PAGE_SIZE);
+  const { rows: version } = await pool.query<{ server_version: string }>('SHOW server_version');
+  const env = { DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn', MAX_PAGE_SIZE: String(PAGE_SIZE) };
+
+  log('loadfeed server benchmark');
+  log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start); PostgreSQL ${version[0]!.server_version}, ${database.where}`);
+  log(`  data: ${BENCH_DATA.loads} loads, ${BENCH_DATA.customers} customers; measured customer ${MEASURED_CUSTOMER}: ${inWindow} loads in the window = ${deepestPage} pages of ${PAGE_SIZE}`);
+  log(`  load: autocannon, ${CONNECTIONS} connections, ${seconds} s per run after a warm-up; both servers log at warn; each runs alone`);
+  log();
+
+  const pages = { 'page 1': 1, [`page ${deepestPage}`]: deepestPage };
+  const results: Record<string, { ours: LoadResult; baseline: LoadResult }> = {};
+  for (const [label, page] of Object.entries(pages)) {
+    const path = `${LIST_LOADS_PATH}?page=${page}&pageSize=${PAGE_SIZE}`;
+    const measured: Partial<{ ours: LoadResult; baseline: LoadResult }> = {};
+    for (const [name, script, args] of [
+      ['ours', CLI, ['start']],
+      ['baseline', BASELINE, []],
+    ] as const) {
+      const server = await startServerProcess(script, [...args], env);
+      try {
+        measured[name] = await measureLoad(`${server.baseUrl}${path}`, key, { seconds, warmupSeconds: 2 });
+      } finally {
+        await server.stop();
+      }
+      if (measured[name].failures > 0) log(`  warning: ${name} had ${measured[name].failures} failed requests at ${label}`);
+    }
+    results[label] = measured as { ours: LoadResult; baseline: LoadResult };
+  }
+
+  const ourSweep = await sweepDatabaseTime(pool, deepestPage, stride, (page) => [
+    { sql: LIST_LOADS_SQL, values: listLoadsParameters(customerId, windowStart, { page, pageSize: PAGE_SIZE }) },
+  ]);
+  const baselineSweep = await sweepDatabaseTime(pool, deepestPage, stride, (page) => [
+    { sql: BASELINE_COUNT_SQL, values: baselineScope(customerId, windowStart) },
+    { sql: BASELINE_PAGE_SQL, values: baselinePageParameters(customerId, windowStart, page, PAGE_SIZE) },
+  ]);
+  const steps = await authAndRateLimitCost(pool, key, AUTH_ITERATIONS);
+
+  const widths = [26, 12, 12, 8];
+  log(row(['', 'ours', 'baseline', 'ratio'], widths));
+  for (const [label, { ours, baseline }] of Object.entries(results)) {
+    log(row([`${label}: requests/s`, ours.requestsPerSecond, baseline.requestsPerSecond, ours.requestsPerSecond / baseline.requestsPerSecond], widths));
+    log(row([`${label}: p50 ms`, ours.p50Ms, baseline.p50Ms, ours.p50Ms / baseline.p50Ms], widths));
+    log(row([`${label}: p99 ms`, ours.p99Ms, baseline.p99Ms, ours.p99Ms / baseline.p99Ms], widths));
+  }
+  log(row(['full sweep DB time, s', ourSweep.totalMs / 1000, baselineSweep.totalMs / 1000, baselineSweep.totalMs / ourSweep.totalMs], widths));
+  log(`  (sweep: EXPLAIN ANALYZE planning + execution time of every ${stride}th of ${deepestPage} pages, scaled to all; ratio = baseline / ours)`);
+  log(`auth + rate limit: median ${steps.medianMs.toFixed(3)} ms, p99 ${steps.p99Ms.toFixed(3)} ms over ${AUTH_ITERATIONS} sequential requests`);
+  log();
+
+  const [first, deepest] = Object.values(results) as [{ ours: LoadResult; baseline: LoadResult }, { ours: LoadResult; baseline: LoadResult }];
+  log('Targets:');
+  for (const line of targetLines([
+    { name: 'deepest page throughput, ours / baseline', value: deepest.ours.requestsPerSecond / deepest.baseline.requestsPerSecond, unit: 'x', bound: 4, comparison: '>=' },
+    { name: 'page 1 throughput, ours / baseline', value: first.ours.requestsPerSecond / first.baseline.requestsPerSecond, unit: 'x', bound: 1, comparison: '>=' },
+    { name: 'our deepest-page p99 / our page-1 p99', value: deepest.ours.p99Ms / first.ours.p99Ms, unit: 'x', bound: 3, comparison: '<=' },
+    { name: 'auth + rate limit, median per request', value: steps.medianMs, unit: 'ms', bound: 1.5, comparison: '<=' },
+  ])) {
+    log(line);
+  }
+} finally {
+  await pool.end();
+  await database.stop();
+}
