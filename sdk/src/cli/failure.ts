@@ -1,0 +1,53 @@
+// Turns whatever ended a command into the one line the user sees and the process's exit code.
+import {
+  AbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConnectionError,
+  ContractError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+} from '../errors.js';
+import { CliError, ENV_API_KEY, EXIT_CODES } from './command.js';
+
+export interface Failure {
+  message: string;
+  exitCode: number;
+}
+
+export function describeFailure(error: unknown): Failure {
+  const failure = (message: string, exitCode: number = EXIT_CODES.failure): Failure => ({ message: redactKeys(firstLine(message)), exitCode });
+  const withRequestId = (message: string, requestId: string | undefined) => (requestId ? `${message} (request id ${requestId})` : message);
+
+  if (error instanceof CliError) return failure(error.message, error.exitCode);
+  if (error instanceof AbortError) return failure('interrupted', EXIT_CODES.interrupted);
+  if (error instanceof AuthenticationError) {
+    return failure(withRequestId(`the API key was refused (401): check ${ENV_API_KEY}; a revoked or mistyped key looks the same`, error.requestId));
+  }
+  if (error instanceof BadRequestError) {
+    const details = error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
+    return failure(withRequestId(`the server rejected the query (400)${details}`, error.requestId));
+  }
+  if (error instanceof RateLimitError) return failure(withRequestId(`still rate limited after every retry (${error.message})`, error.requestId));
+  if (error instanceof ServerError) return failure(withRequestId(`the server failed (${error.message}) after every retry`, error.requestId));
+  if (error instanceof TimeoutError || error instanceof ConnectionError) return failure(`cannot reach the API: ${error.message}`);
+  if (error instanceof ContractError) {
+    const [first] = error.violations;
+    return failure(`the server's response breaks the contract${first ? ` at ${first.path}: ${first.message}` : ''}`);
+  }
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') return failure(`file error: ${message}`);
+  if (code?.startsWith('SQLITE_')) return failure(`SQLite: ${message} (${code})`);
+  return failure(`unexpected error: ${message}`);
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}
+
+/** A key never reaches the terminal, even inside a message that quotes input. */
+export function redactKeys(text: string): string {
+  return text.replace(/lf_live_[^\s"'`,;)]+/gi, 'lf_live_…');
+}
