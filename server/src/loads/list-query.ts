@@ -39,8 +39,8 @@ const EXPECTED = {
   pickupTo: UPPER_BOUND,
   deliveryFrom: LOWER_BOUND,
   deliveryTo: UPPER_BOUND,
-  poNumber: 'a non-empty string',
-  billingRefNumber: 'a non-empty string',
+  poNumber: 'a string without NUL characters',
+  billingRefNumber: 'a string without NUL characters',
 } satisfies Record<keyof ListLoadsQuery, string>;
 
 function bound(side: 'lower' | 'upper'): Joi.StringSchema {
@@ -52,6 +52,8 @@ function bound(side: 'lower' | 'upper'): Joi.StringSchema {
 }
 
 const positiveInteger = Joi.number().integer().min(1);
+// No stored value holds NUL (PostgreSQL's text cannot), and the database would refuse it as a parameter.
+const exactText = Joi.string().pattern(/\u0000/, { invert: true });
 
 const parameters = {
   page: positiveInteger.default(DEFAULT_PAGE),
@@ -62,8 +64,8 @@ const parameters = {
   pickupTo: bound('upper'),
   deliveryFrom: bound('lower'),
   deliveryTo: bound('upper'),
-  poNumber: Joi.string(),
-  billingRefNumber: Joi.string(),
+  poNumber: exactText,
+  billingRefNumber: exactText,
 } satisfies Record<keyof ListLoadsQuery, Joi.Schema>;
 
 const schema = Joi.object(parameters).prefs({ abortEarly: false, convert: true });

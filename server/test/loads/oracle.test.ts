@@ -1,0 +1,183 @@
+// The feed against an in-memory oracle: random customers, loads and queries; every page walk must
+// return exactly the rows the same filters select in TypeScript, in the same order, and nothing of
+// any other customer.
+import fc from 'fast-check';
+import { checkResponse, LOAD_STATUSES, type Load, type LoadPage, type LoadStatus } from '@loadfeed/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedWindowStart } from '../../src/loads/feed-window.js';
+import type { LoadInput } from '../../src/loads/load-input.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { asChecked, startApp, testClock, type TestApp } from '../support/app.js';
+
+const NOW = '2026-06-15T12:00:00.000Z';
+const WINDOW_START = feedWindowStart(new Date(NOW)).getTime();
+const DAY = 86_400_000;
+
+/** Instants around the edges that matter (the window start, day boundaries) and some in between. */
+const INSTANTS = [
+  WINDOW_START - 1, WINDOW_START, WINDOW_START + 1, WINDOW_START + DAY - 1,
+  Date.parse('2026-03-01T00:00:00.000Z'), Date.parse('2026-03-01T23:59:59.999Z'), Date.parse('2026-03-02T00:00:00.000Z'),
+  Date.parse('2026-05-10T08:30:00.000Z'), Date.parse('2027-01-01T00:00:00.000Z'), Date.parse('2024-01-01T00:00:00.000Z'),
+];
+const DAYS = ['2025-06-15', '2026-03-01', '2026-03-02', '2026-05-10', '2027-01-01'];
+const STAMPS = ['2026-06-01T00:00:00.000Z', '2026-06-01T00:00:00.001Z', '2026-06-10T09:00:00.000Z', '2026-06-14T23:59:59.999Z'];
+
+const instant = fc.constantFrom(...INSTANTS).map((ms) => new Date(ms).toISOString());
+const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
+
+const loadArbitrary = fc.record({
+  loadNumber: fc.constantFrom('L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7', 'L8'),
+  status: fc.constantFrom(...LOAD_STATUSES),
+  scheduledPickupDate: maybe(instant),
+  scheduledDeliveryDate: maybe(instant),
+  poNumber: maybe(fc.constantFrom('PO-1', 'PO-2')),
+  billingRefNumber: maybe(fc.constantFrom('BR-1', 'BR-2')),
+  miles: maybe(fc.constantFrom('12.50', '7', '1000.125')),
+  stamp: fc.constantFrom(...STAMPS),
+});
+type GeneratedLoad = typeof loadArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+const bound = fc.oneof(fc.constantFrom(...DAYS), instant);
+const queryArbitrary = fc.record(
+  {
+    updatedSince: fc.oneof(fc.constantFrom(...STAMPS), fc.constantFrom('2026-06-01', '2026-06-14')),
+    status: fc.uniqueArray(fc.constantFrom<LoadStatus>(...LOAD_STATUSES), { minLength: 1, maxLength: 4 }),
+    pickupFrom: bound,
+    pickupTo: bound,
+    deliveryFrom: bound,
+    deliveryTo: bound,
+    poNumber: fc.constantFrom('PO-1', 'PO-2'),
+    billingRefNumber: fc.constantFrom('BR-1', 'BR-2'),
+  },
+  { requiredKeys: [] },
+);
+type GeneratedQuery = typeof queryArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+const lower = (value: string) => (value.length === 10 ? Date.parse(`${value}T00:00:00.000Z`) : Date.parse(value));
+const upper = (value: string) => (value.length === 10 ? Date.parse(`${value}T00:00:00.000Z`) + DAY - 1 : Date.parse(value));
+const at = (value: string | null) => (value === null ? null : Date.parse(value));
+
+function matches(load: Load, query: GeneratedQuery): boolean {
+  const pick = at(load.scheduledPickupDate);
+  const delivery = at(load.scheduledDeliveryDate);
+  const within = (value: number | null, from?: string, to?: string) =>
+    (from === undefined || (value !== null && value >= lower(from))) && (to === undefined || (value !== null && value <= upper(to)));
+  return (
+    pick !== null && pick >= WINDOW_START &&
+    (query.updatedSince === undefined || Date.parse(load.updatedAt) >= lower(query.updatedSince)) &&
+    (query.status === undefined || query.status.includes(load.status)) &&
+    within(pick, query.pickupFrom, query.pickupTo) &&
+    within(delivery, query.deliveryFrom, query.deliveryTo) &&
+    (query.poNumber === undefined || load.poNumber === query.poNumber) &&
+    (query.billingRefNumber === undefined || load.billingRefNumber === query.billingRefNumber)
+  );
+}
+
+function queryString(query: GeneratedQuery, page: number, pageSize: number): string {
+  const search = new URLSearchParams({ page: String(page), pageSize: String(pageSize) });
+  for (const [name, value] of Object.entries(query)) {
+    for (const one of [value].flat()) search.append(name, one);
+  }
+  return search.toString();
+}
+
+describe('the feed against an in-memory oracle', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+  let run = 0;
+
+  beforeAll(async () => {
+    app = await startApp(database.url, { clock: testClock(NOW) });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** Imports each customer's loads, then places their updatedAt stamps (ties included) for the test. */
+  async function seed(customers: GeneratedLoad[][]): Promise<{ key: string; expected: (Load & { id: number })[] }[]> {
+    run += 1;
+    const seeded = [];
+    for (const [index, loads] of customers.entries()) {
+      const code = `run${run}-c${index}`;
+      await app.customer(code);
+      const { key } = await app.key(code);
+      const unique = [...new Map(loads.map((load) => [load.loadNumber, load])).values()];
+      const inputs: LoadInput[] = unique.map(({ stamp: _stamp, ...load }) => load);
+      await app.load(code, inputs);
+      const client = await app.pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('ALTER TABLE loads DISABLE TRIGGER loads_keep_updated_at');
+        for (const load of unique) {
+          await client.query(
+            'UPDATE loads SET updated_at = $3::timestamptz WHERE load_number = $2::text AND customer_id = (SELECT id FROM customers WHERE code = $1::text)',
+            [code, load.loadNumber, load.stamp],
+          );
+        }
+        await client.query('ALTER TABLE loads ENABLE TRIGGER loads_keep_updated_at');
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      } finally {
+        client.release();
+      }
+      const { rows } = await app.pool.query<{ id: string; load_number: string }>(
+        'SELECT l.id::text, l.load_number FROM loads AS l JOIN customers AS c ON c.id = l.customer_id WHERE c.code = $1::text',
+        [code],
+      );
+      const idOf = new Map(rows.map((row) => [row.load_number, Number(row.id)]));
+      const expected = unique.map(({ stamp, ...load }) => ({
+        originCity: null, originState: null, originZip: null, originWarehouse: null,
+        destinationCity: null, destinationState: null, destinationZip: null, destinationWarehouse: null,
+        scheduledPickupTime: null, scheduledDeliveryTime: null, tenderedDate: null, actualPickupDate: null,
+        actualDeliveryDate: null, requestedDeliveryDate: null, totalCost: null,
+        ...load,
+        updatedAt: stamp,
+        id: idOf.get(load.loadNumber)!,
+      }));
+      seeded.push({ key, expected });
+    }
+    return seeded;
+  }
+
+  async function walk(key: string, query: GeneratedQuery, pageSize: number): Promise<{ rows: Load[]; totalCounts: number[] }> {
+    const rows: Load[] = [];
+    const totalCounts: number[] = [];
+    for (let page = 1; ; page += 1) {
+      const response = await app.get(`/api/v1/loads?${queryString(query, page, pageSize)}`, key);
+      expect(checkResponse(asChecked(response))).toEqual([]);
+      const body = JSON.parse(response.payload) as LoadPage;
+      expect(body.data.length).toBeLessThanOrEqual(pageSize);
+      rows.push(...body.data);
+      totalCounts.push(body.totalCount);
+      expect(body.hasMore).toBe(rows.length < body.totalCount);
+      if (!body.hasMore) return { rows, totalCounts };
+    }
+  }
+
+  it('returns exactly the oracle\'s rows, in (updatedAt, id) order, over every page, for each customer alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(loadArbitrary, { maxLength: 12 }), { minLength: 2, maxLength: 3 }),
+        fc.array(queryArbitrary, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (customers, queries, pageSize) => {
+          const seeded = await seed(customers);
+          for (const { key, expected } of seeded) {
+            for (const query of [{}, ...queries]) {
+              const oracle = expected
+                .filter((load) => matches(load, query))
+                .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.id - b.id)
+                .map(({ id: _id, ...load }) => load);
+              const { rows, totalCounts } = await walk(key, query, pageSize);
+              expect(rows).toEqual(oracle);
+              expect(new Set(totalCounts)).toEqual(new Set([oracle.length]));
+            }
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
