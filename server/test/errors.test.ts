@@ -36,6 +36,8 @@ describe('responses other than a page of loads', () => {
       const body = JSON.parse(response.payload) as unknown;
       expect(checkErrorBody(405, body)).toEqual([]);
     }
+    const malformed = await app.server.inject({ method: 'POST', url: '/api/v1/loads', headers: { 'content-type': 'application/json' }, payload: '{' });
+    expect(malformed.statusCode).toBe(405);
   });
 
   it('puts an X-Request-Id on every response, a different one each time', async () => {

@@ -38,6 +38,8 @@ export function loadsRoutes({ pool, clock, rateLimitPerMinute, maxPageSize }: Lo
       path: LIST_LOADS_PATH,
       options: {
         auth: false,
+        // The body of a request that gets a 405 is never read, so that no payload error can pre-empt it.
+        payload: { output: 'stream', parse: false },
         handler() {
           throw Boom.methodNotAllowed('Method not allowed; this path answers GET only', undefined, ['GET']);
         },
