@@ -22,3 +22,18 @@ export async function measureLoad(url: string, key: string, { seconds, warmupSec
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
+
+/** Per figure, the median of several rounds. */
+export function medianResult(rounds: readonly LoadResult[]): LoadResult {
+  const median = (pick: (result: LoadResult) => number): number => {
+    const values = rounds.map(pick).sort((a, b) => a - b);
+    const middle = Math.floor(values.length / 2);
+    return values.length % 2 === 1 ? values[middle]! : (values[middle - 1]! + values[middle]!) / 2;
+  };
+  return {
+    requestsPerSecond: median((result) => result.requestsPerSecond),
+    p50Ms: median((result) => result.p50Ms),
+    p99Ms: median((result) => result.p99Ms),
+    failures: rounds.reduce((sum, result) => sum + result.failures, 0),
+  };
+}

@@ -19,15 +19,22 @@ interface ExplainRow {
   'QUERY PLAN': [{ 'Planning Time': number; 'Execution Time': number }];
 }
 
+/** The database's planning and execution time of the statements, in milliseconds. */
+export async function databaseTime(pool: pg.Pool, statements: readonly Statement[]): Promise<number> {
+  let ms = 0;
+  for (const { sql, values } of statements) {
+    const { rows } = await pool.query<ExplainRow>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${sql}`, values);
+    const [plan] = rows[0]!['QUERY PLAN'];
+    ms += plan['Planning Time'] + plan['Execution Time'];
+  }
+  return ms;
+}
+
 export async function sweepDatabaseTime(pool: pg.Pool, pages: number, stride: number, statementsOf: (page: number) => Statement[]): Promise<SweepTime> {
   let sampledMs = 0;
   let pagesMeasured = 0;
   for (let page = 1; page <= pages; page += stride) {
-    for (const { sql, values } of statementsOf(page)) {
-      const { rows } = await pool.query<ExplainRow>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${sql}`, values);
-      const [plan] = rows[0]!['QUERY PLAN'];
-      sampledMs += plan['Planning Time'] + plan['Execution Time'];
-    }
+    sampledMs += await databaseTime(pool, statementsOf(page));
     pagesMeasured++;
   }
   return { totalMs: (sampledMs / pagesMeasured) * pages, pagesMeasured };

@@ -17,6 +17,16 @@ function loadsOf(seed: string, customerCode: string, asOf: Date, count = 300): S
   return [...generateLoads({ seed, customerCode, count, asOf })];
 }
 
+/** Checks every load generated for random seeds, customers and as-of moments. */
+function forEveryGeneratedLoad(check: (load: SeedLoad, now: number) => void, numRuns = 25): void {
+  fc.assert(
+    fc.property(seeds, customerCodes, asOfs, (seed, customerCode, asOf) => {
+      for (const load of loadsOf(seed, customerCode, asOf)) check(load, asOf.getTime());
+    }),
+    { numRuns },
+  );
+}
+
 function time(value: string | null): number {
   if (value === null) throw new Error('expected a date-time, got null');
   return Date.parse(value);
@@ -46,95 +56,74 @@ describe('the seed load generator', () => {
   });
 
   it('places stops in real cities with their own state and ZIP, naming a warehouse only at a known one', () => {
-    fc.assert(
-      fc.property(seeds, customerCodes, asOfs, (seed, customerCode, asOf) => {
-        for (const load of loadsOf(seed, customerCode, asOf)) {
-          for (const [city, state, zip, warehouse] of [
-            [load.originCity, load.originState, load.originZip, load.originWarehouse],
-            [load.destinationCity, load.destinationState, load.destinationZip, load.destinationWarehouse],
-          ] as const) {
-            const known = CITIES.find((candidate) => candidate.name === city && candidate.state === state);
-            expect(known, `${city}, ${state}`).toBeDefined();
-            if (warehouse === null) {
-              expect(zip).toBe(known!.zip);
-            } else {
-              const site = WAREHOUSES.find((candidate) => candidate.name === warehouse);
-              expect(site && CITIES[site.city]).toBe(known);
-              expect(zip).toBe(site!.zip);
-            }
-          }
-          expect(`${load.originCity}, ${load.originState}`).not.toBe(`${load.destinationCity}, ${load.destinationState}`);
+    forEveryGeneratedLoad((load) => {
+      for (const [city, state, zip, warehouse] of [
+        [load.originCity, load.originState, load.originZip, load.originWarehouse],
+        [load.destinationCity, load.destinationState, load.destinationZip, load.destinationWarehouse],
+      ] as const) {
+        const known = CITIES.find((candidate) => candidate.name === city && candidate.state === state);
+        expect(known, `${city}, ${state}`).toBeDefined();
+        if (warehouse === null) {
+          expect(zip).toBe(known!.zip);
+        } else {
+          const site = WAREHOUSES.find((candidate) => candidate.name === warehouse);
+          expect(site && CITIES[site.city]).toBe(known);
+          expect(zip).toBe(site!.zip);
         }
-      }),
-      { numRuns: 25 },
-    );
+      }
+      expect(`${load.originCity}, ${load.originState}`).not.toBe(`${load.destinationCity}, ${load.destinationState}`);
+    });
   });
 
   it('has miles of a road between the two cities and a cost of those miles at a linehaul rate', () => {
-    fc.assert(
-      fc.property(seeds, customerCodes, asOfs, (seed, customerCode, asOf) => {
-        for (const load of loadsOf(seed, customerCode, asOf)) {
-          expect(load.miles).toMatch(DECIMAL);
-          expect(load.totalCost).toMatch(/^[0-9]+\.[0-9]{2}$/);
-          const origin = CITIES.find((city) => city.name === load.originCity && city.state === load.originState)!;
-          const destination = CITIES.find((city) => city.name === load.destinationCity && city.state === load.destinationState)!;
-          const miles = Number(load.miles);
-          const crow = haversineMiles(origin, destination);
-          expect(miles).toBeGreaterThanOrEqual(Math.max(1, crow * ROAD_FACTOR.min) - 0.05);
-          expect(miles).toBeLessThanOrEqual(Math.max(1, crow * ROAD_FACTOR.max) + 0.05);
-          const cents = Math.round(Number(load.totalCost) * 100);
-          if (cents > MINIMUM_CHARGE_CENTS) {
-            expect(cents / miles).toBeGreaterThanOrEqual(RATE_CENTS_PER_MILE.min - 0.01);
-            expect(cents / miles).toBeLessThanOrEqual(RATE_CENTS_PER_MILE.max + 0.01);
-          } else {
-            expect(cents).toBe(MINIMUM_CHARGE_CENTS);
-          }
-        }
-      }),
-      { numRuns: 25 },
-    );
+    forEveryGeneratedLoad((load) => {
+      expect(load.miles).toMatch(DECIMAL);
+      expect(load.totalCost).toMatch(/^[0-9]+\.[0-9]{2}$/);
+      const origin = CITIES.find((city) => city.name === load.originCity && city.state === load.originState)!;
+      const destination = CITIES.find((city) => city.name === load.destinationCity && city.state === load.destinationState)!;
+      const miles = Number(load.miles);
+      const crow = haversineMiles(origin, destination);
+      expect(miles).toBeGreaterThanOrEqual(Math.max(1, crow * ROAD_FACTOR.min) - 0.05);
+      expect(miles).toBeLessThanOrEqual(Math.max(1, crow * ROAD_FACTOR.max) + 0.05);
+      const cents = Math.round(Number(load.totalCost) * 100);
+      if (cents > MINIMUM_CHARGE_CENTS) {
+        expect(cents / miles).toBeGreaterThanOrEqual(RATE_CENTS_PER_MILE.min - 0.01);
+        expect(cents / miles).toBeLessThanOrEqual(RATE_CENTS_PER_MILE.max + 0.01);
+      } else {
+        expect(cents).toBe(MINIMUM_CHARGE_CENTS);
+      }
+    });
   });
 
   it('keeps statuses consistent with the dates: actual check-ins only for loads that reached them, and only in the past', () => {
-    fc.assert(
-      fc.property(seeds, customerCodes, asOfs, (seed, customerCode, asOf) => {
-        const now = asOf.getTime();
-        for (const load of loadsOf(seed, customerCode, asOf)) {
-          const actuals = STATUS_ACTUALS[load.status];
-          expect(LOAD_STATUSES).toContain(load.status);
-          expect(load.actualPickupDate !== null).toBe(actuals.pickedUp);
-          expect(load.actualDeliveryDate !== null).toBe(actuals.delivered);
-          if (actuals.pickedUp) expect(time(load.actualPickupDate)).toBeLessThanOrEqual(now);
-          if (actuals.delivered) {
-            expect(time(load.actualDeliveryDate)).toBeLessThanOrEqual(now);
-            expect(time(load.actualDeliveryDate)).toBeGreaterThan(time(load.actualPickupDate));
-          }
-          const pickupAt = time(load.scheduledPickupDate) + minutes(load.scheduledPickupTime);
-          if (['PrePlanning', 'Available', 'Covered', 'Dispatched', 'OnHold'].includes(load.status)) expect(pickupAt).toBeGreaterThanOrEqual(now);
-          if (['Delivered', 'Completed', 'Claims', 'PenApp', 'Unloading'].includes(load.status)) {
-            expect(time(load.scheduledDeliveryDate) + minutes(load.scheduledDeliveryTime)).toBeLessThan(now);
-          }
-          expect(time(load.tenderedDate)).toBeLessThanOrEqual(Math.min(now, pickupAt));
-        }
-      }),
-      { numRuns: 40 },
-    );
+    forEveryGeneratedLoad((load, now) => {
+      const actuals = STATUS_ACTUALS[load.status];
+      expect(LOAD_STATUSES).toContain(load.status);
+      expect(load.actualPickupDate !== null).toBe(actuals.pickedUp);
+      expect(load.actualDeliveryDate !== null).toBe(actuals.delivered);
+      if (actuals.pickedUp) expect(time(load.actualPickupDate)).toBeLessThanOrEqual(now);
+      if (actuals.delivered) {
+        expect(time(load.actualDeliveryDate)).toBeLessThanOrEqual(now);
+        expect(time(load.actualDeliveryDate)).toBeGreaterThan(time(load.actualPickupDate));
+      }
+      const pickupAt = time(load.scheduledPickupDate) + minutes(load.scheduledPickupTime);
+      if (['PrePlanning', 'Available', 'Covered', 'Dispatched', 'OnHold'].includes(load.status)) expect(pickupAt).toBeGreaterThanOrEqual(now);
+      if (['Delivered', 'Completed', 'Claims', 'PenApp', 'Unloading'].includes(load.status)) {
+        expect(time(load.scheduledDeliveryDate) + minutes(load.scheduledDeliveryTime)).toBeLessThan(now);
+      }
+      expect(time(load.tenderedDate)).toBeLessThanOrEqual(Math.min(now, pickupAt));
+    }, 40);
   });
 
   it('schedules appointments as whole days with HH:MM times, delivery after pickup', () => {
-    fc.assert(
-      fc.property(seeds, customerCodes, asOfs, (seed, customerCode, asOf) => {
-        for (const load of loadsOf(seed, customerCode, asOf)) {
-          expect(load.scheduledPickupDate).toMatch(MIDNIGHT);
-          expect(load.scheduledDeliveryDate).toMatch(MIDNIGHT);
-          expect(load.scheduledPickupTime).toMatch(CLOCK);
-          expect(load.scheduledDeliveryTime).toMatch(CLOCK);
-          if (load.requestedDeliveryDate !== null) expect(load.requestedDeliveryDate).toMatch(MIDNIGHT);
-          expect(time(load.scheduledDeliveryDate) + minutes(load.scheduledDeliveryTime)).toBeGreaterThan(time(load.scheduledPickupDate) + minutes(load.scheduledPickupTime));
-        }
-      }),
-      { numRuns: 25 },
-    );
+    forEveryGeneratedLoad((load) => {
+      expect(load.scheduledPickupDate).toMatch(MIDNIGHT);
+      expect(load.scheduledDeliveryDate).toMatch(MIDNIGHT);
+      expect(load.scheduledPickupTime).toMatch(CLOCK);
+      expect(load.scheduledDeliveryTime).toMatch(CLOCK);
+      if (load.requestedDeliveryDate !== null) expect(load.requestedDeliveryDate).toMatch(MIDNIGHT);
+      expect(time(load.scheduledDeliveryDate) + minutes(load.scheduledDeliveryTime)).toBeGreaterThan(time(load.scheduledPickupDate) + minutes(load.scheduledPickupTime));
+    });
   });
 
   it('spreads pickups over the last 12 months and the coming month, with a few aged out of the window', () => {
