@@ -40,9 +40,10 @@ it('has at least 15 distinct faults, each caught by a check of its own rule', ()
   expect(new Set(FAULTS.map((fault) => fault.caughtBy.source)).size).toBe(FAULTS.length);
 });
 
-describe('a deployment that breaks one rule fails the check named for it', () => {
+// Runs a few at once: each run is a Playwright process that mostly waits on its worker's restarts.
+describe.concurrent('a deployment that breaks one rule fails the check named for it', () => {
   for (const fault of FAULTS) {
-    it(`${fault.name}: caught by ${fault.caughtBy.source}`, async () => {
+    it(`${fault.name}: caught by ${fault.caughtBy.source}`, async ({ expect }) => {
       const keys = await issueKeys(server, fault.rateLimit ?? FAST_LIMIT);
       const alteration = typeof fault.fault === 'function' ? fault.fault({ primaryKey: keys.primary, otherCustomersRow }) : fault.fault;
       const proxy = await startFaultProxy(server.baseUrl, alteration);

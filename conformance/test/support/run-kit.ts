@@ -57,24 +57,36 @@ export interface KitRunOptions {
   keys: Partial<Keys> & { primary: string };
   grep?: string;
   exhaust?: boolean;
-  extraArgs?: string[];
+  /** Looks at the report folder before it is removed. */
+  inspectReport?: (reportDir: string) => Promise<void>;
+}
+
+export interface CliRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the bin with these arguments and the LOADFEED_* variables given (no others from this process). */
+export function runCli(args: readonly string[], loadfeedEnv: Record<string, string>): Promise<CliRun> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LOADFEED_')));
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...env, ...loadfeedEnv }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ exitCode: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }
 
 export async function runKit(options: KitRunOptions): Promise<KitRun> {
   const reportDir = await mkdtemp(join(tmpdir(), 'loadfeed-kit-'));
-  const args = [CLI, '--base-url', options.baseUrl, '--report-dir', reportDir, ...(options.grep ? ['--grep', options.grep] : []), ...(options.exhaust ? [] : ['--no-exhaust']), ...(options.extraArgs ?? [])];
-  const env = {
-    ...process.env,
+  const args = ['--base-url', options.baseUrl, '--report-dir', reportDir, ...(options.grep ? ['--grep', options.grep] : []), ...(options.exhaust ? [] : ['--no-exhaust'])];
+  const { exitCode, stdout, stderr } = await runCli(args, {
     LOADFEED_API_KEY: options.keys.primary,
     ...(options.keys.second ? { LOADFEED_SECOND_KEY: options.keys.second } : {}),
     ...(options.keys.revoked ? { LOADFEED_REVOKED_KEY: options.keys.revoked } : {}),
-  };
-  const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, args, { env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ exitCode: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
   });
   try {
+    await options.inspectReport?.(reportDir);
     const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8').catch(() => '{"suites":[]}')) as {
       suites: JsonSuite[];
       config?: { metadata?: { loadfeed?: KitRun['metadata'] } };
