@@ -1,6 +1,7 @@
 // The listLoads query: one customer's loads inside the feed window, filtered, ordered by
 // (updated_at, id), one page of them and the exact count of all. One statement, so that the page and
-// its totalCount come from one snapshot, with two scans:
+// its totalCount come from one snapshot (or a kept count of that snapshot's feed version, see
+// count-cache.ts), with two scans:
 // - the count is its own aggregate over the feed index (an index-only scan; `count(*) OVER ()` over
 //   the page query measured slower);
 // - the page is a deferred join: ids by an index-only scan that skips OFFSET rows without touching the
@@ -12,6 +13,7 @@
 import type { Load, LoadPage } from '@loadfeed/spec';
 import type pg from 'pg';
 import { columnOf } from './columns.js';
+import { CountCache } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
 import { LOAD_SELECT_LIST, serializeLoad, type LoadRow } from './serialize.js';
 
@@ -27,21 +29,37 @@ const MATCHING = `
   AND ($9::text IS NULL OR l.${columnOf('poNumber')} = $9::text)
   AND ($10::text IS NULL OR l.${columnOf('billingRefNumber')} = $10::text)`;
 
+const PAGE = `
+  SELECT l.id FROM loads AS l WHERE ${MATCHING}
+   ORDER BY l.updated_at, l.id
+  OFFSET ($11::bigint - 1) * $12::bigint LIMIT $12::bigint`;
+
+// The customer's feed version, read in the same snapshot as the rows (see count-cache.ts).
+const FEED_VERSION = `coalesce((SELECT v.version FROM customer_feed_versions AS v WHERE v.customer_id = $1::bigint), 0)::text`;
+
+/** One page, its exact count and the feed version, from one snapshot. */
 export const LIST_LOADS_SQL = `
 WITH total AS (
   SELECT count(*) AS n FROM loads AS l WHERE ${MATCHING}
-), page AS (
-  SELECT l.id FROM loads AS l WHERE ${MATCHING}
-   ORDER BY l.updated_at, l.id
-  OFFSET ($11::bigint - 1) * $12::bigint LIMIT $12::bigint
+), page AS (${PAGE}
 )
-SELECT total.n::text AS total_count, ${LOAD_SELECT_LIST}
+SELECT ${FEED_VERSION} AS feed_version, total.n::text AS total_count, ${LOAD_SELECT_LIST}
   FROM total
   LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
  ORDER BY l.updated_at, l.id`;
 
+/** One page and the feed version, for when a count taken at that version is kept. */
+export const LIST_LOADS_UNCOUNTED_SQL = `
+WITH page AS (${PAGE}
+)
+SELECT ${FEED_VERSION} AS feed_version, NULL::text AS total_count, ${LOAD_SELECT_LIST}
+  FROM (VALUES (1)) AS one
+  LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
+ ORDER BY l.updated_at, l.id`;
+
 interface PageRow extends Partial<LoadRow> {
-  total_count: string;
+  feed_version: string;
+  total_count: string | null;
 }
 
 /** The parameters of LIST_LOADS_SQL, in order. */
@@ -62,11 +80,25 @@ export function listLoadsParameters(customerId: string, windowStart: Date, filte
   ];
 }
 
-/** One page of a customer's feed. */
-export async function listLoads(pool: pg.Pool, customerId: string, windowStart: Date, filters: LoadFilters): Promise<LoadPage> {
-  const { rows } = await pool.query<PageRow>(LIST_LOADS_SQL, listLoadsParameters(customerId, windowStart, filters));
-  const totalCount = Number(rows[0]?.total_count ?? 0);
-  const data: Load[] = rows.filter((row): row is PageRow & LoadRow => row.loadNumber != null).map(serializeLoad);
+/**
+ * One page of a customer's feed. With a count kept for these filters, the page is read alone and the
+ * kept count used if the feed version still matches; otherwise the count is taken with the page.
+ */
+export async function listLoads(pool: pg.Pool, counts: CountCache, customerId: string, windowStart: Date, filters: LoadFilters): Promise<LoadPage> {
+  const parameters = listLoadsParameters(customerId, windowStart, filters);
+  const key = CountCache.keyOf(customerId, windowStart, filters);
+  let rows: PageRow[] | undefined;
+  let totalCount: number | undefined;
+  if (counts.has(key)) {
+    ({ rows } = await pool.query<PageRow>(LIST_LOADS_UNCOUNTED_SQL, parameters));
+    totalCount = counts.get(key, rows[0]!.feed_version);
+  }
+  if (totalCount === undefined) {
+    ({ rows } = await pool.query<PageRow>(LIST_LOADS_SQL, parameters));
+    totalCount = Number(rows[0]!.total_count);
+    counts.set(key, rows[0]!.feed_version, totalCount);
+  }
+  const data: Load[] = rows!.filter((row): row is PageRow & LoadRow => row.loadNumber != null).map(serializeLoad);
   return {
     data,
     page: filters.page,

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Clock } from '../app.js';
 import { AUTH_SCHEME } from '../auth/scheme.js';
 import { rateLimitStep } from '../rate-limit/step.js';
+import { CountCache } from './count-cache.js';
 import { feedWindowStart } from './feed-window.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';
@@ -19,6 +20,7 @@ export interface LoadsRouteOptions {
 }
 
 export function loadsRoutes({ pool, clock, rateLimitPerMinute, maxPageSize }: LoadsRouteOptions): ServerRoute[] {
+  const counts = new CountCache();
   return [
     {
       method: 'GET',
@@ -29,7 +31,7 @@ export function loadsRoutes({ pool, clock, rateLimitPerMinute, maxPageSize }: Lo
         async handler(request): Promise<LoadPage> {
           const filters = parseListLoadsQuery(request.query as Record<string, string | string[]>, maxPageSize);
           const { customerId } = request.auth.credentials.app!;
-          return listLoads(pool, customerId, feedWindowStart(clock()), filters);
+          return listLoads(pool, counts, customerId, feedWindowStart(clock()), filters);
         },
       },
     },

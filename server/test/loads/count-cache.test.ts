@@ -1,0 +1,92 @@
+import type { LoadPage } from '@loadfeed/spec';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { aLoad, startApp, testClock, type TestApp } from '../support/app.js';
+
+describe('the kept totalCount', () => {
+  const database = useTestDatabase();
+  const clock = testClock('2026-06-15T12:00:00.000Z');
+  let app: TestApp;
+  let key: string;
+  let psql: pg.Client;
+  const statements: string[] = [];
+
+  async function totalCount(query = ''): Promise<number> {
+    const response = await app.get(`/api/v1/loads?pageSize=1${query}`, key);
+    expect(response.statusCode).toBe(200);
+    return (JSON.parse(response.payload) as LoadPage).totalCount;
+  }
+
+  beforeAll(async () => {
+    app = await startApp(database.url, { clock });
+    // Records which statement each request ran, to see whether the count was taken or reused.
+    const query = app.pool.query.bind(app.pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+    (app.pool as unknown as { query: typeof query }).query = (text, values) => {
+      statements.push(text);
+      return query(text, values);
+    };
+    await app.customer('acme');
+    key = (await app.key('acme')).key;
+    await app.load('acme', [aLoad('K-1'), aLoad('K-2')]);
+    psql = new pg.Client({ connectionString: database.url });
+    await psql.connect();
+  });
+  afterAll(async () => {
+    await psql?.end();
+    await app?.close();
+  });
+
+  it('is reused while nothing changed, and counted again after any write, whoever writes', async () => {
+    expect(await totalCount()).toBe(2);
+    statements.length = 0;
+    expect(await totalCount()).toBe(2);
+    expect(statements).toContain(LIST_LOADS_UNCOUNTED_SQL);
+    expect(statements).not.toContain(LIST_LOADS_SQL);
+
+    await app.load('acme', [aLoad('K-3')]);
+    expect(await totalCount()).toBe(3);
+
+    await psql.query("DELETE FROM loads WHERE load_number = 'K-1'");
+    expect(await totalCount()).toBe(2);
+
+    await psql.query("UPDATE loads SET scheduled_pickup_date = '2020-01-01T00:00:00Z' WHERE load_number = 'K-2'");
+    expect(await totalCount()).toBe(1);
+
+    await psql.query("INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date) SELECT id, 'K-9', 'Covered', '2026-06-01T00:00:00Z' FROM customers WHERE code = 'acme'");
+    expect(await totalCount()).toBe(2);
+
+    await psql.query('TRUNCATE loads');
+    expect(await totalCount()).toBe(0);
+  });
+
+  it('survives an unchanged re-import without a recount', async () => {
+    await app.load('acme', [aLoad('U-1'), aLoad('U-2')]);
+    expect(await totalCount('&status=Available')).toBe(2);
+    await app.load('acme', [aLoad('U-1'), aLoad('U-2')]);
+    statements.length = 0;
+    expect(await totalCount('&status=Available')).toBe(2);
+    expect(statements).not.toContain(LIST_LOADS_SQL);
+  });
+
+  it('is kept per filter set and per window, so neither a filter nor the window\'s move reuses another count', async () => {
+    await app.load('acme', [aLoad('W-1', { scheduledPickupDate: '2025-06-15T00:00:00.000Z', status: 'Covered' })]);
+    const before = await totalCount();
+    expect(await totalCount('&status=Covered')).toBe(1);
+    clock.set('2026-06-16T00:00:00.000Z');
+    try {
+      expect(await totalCount()).toBe(before - 1);
+      expect(await totalCount('&status=Covered')).toBe(0);
+    } finally {
+      clock.set('2026-06-15T12:00:00.000Z');
+    }
+  });
+
+  it('is not shared between customers', async () => {
+    await app.customer('other');
+    const other = (await app.key('other')).key;
+    const response = await app.get('/api/v1/loads?pageSize=1', other);
+    expect((JSON.parse(response.payload) as LoadPage).totalCount).toBe(0);
+  });
+});
