@@ -80,8 +80,7 @@ try {
     { sql: BASELINE_COUNT_SQL, values: baselineScope(customerId, windowStart) },
     { sql: BASELINE_PAGE_SQL, values: baselinePageParameters(customerId, windowStart, page, PAGE_SIZE) },
   ];
-  const ourSweep = await sweepDatabaseTime(pool, deepestPage, stride, ours);
-  const baselineSweep = await sweepDatabaseTime(pool, deepestPage, stride, baseline);
+  const sweep = await sweepDatabaseTime(pool, deepestPage, stride, { ours, baseline });
   const countOnly = await databaseTime(pool, baseline(1).slice(0, 1));
   const perPage = { first: [await databaseTime(pool, ours(1)), await databaseTime(pool, baseline(1))], deepest: [await databaseTime(pool, ours(deepestPage)), await databaseTime(pool, baseline(deepestPage))] };
   const steps = await authAndRateLimitCost(pool, key, AUTH_ITERATIONS);
@@ -93,11 +92,12 @@ try {
     log(row([`${label}: p50 ms`, ours.p50Ms, baseline.p50Ms, ours.p50Ms / baseline.p50Ms], widths));
     log(row([`${label}: p99 ms`, ours.p99Ms, baseline.p99Ms, ours.p99Ms / baseline.p99Ms], widths));
   }
-  log(row(['full sweep DB time, s', ourSweep.totalMs / 1000, baselineSweep.totalMs / 1000, baselineSweep.totalMs / ourSweep.totalMs], widths));
+  log(row(['full sweep DB time, s', sweep.ours / 1000, sweep.baseline / 1000, sweep.baseline / sweep.ours], widths));
   log(row(['DB time page 1, ms', perPage.first[0]!, perPage.first[1]!, perPage.first[1]! / perPage.first[0]!], widths));
   log(row([`DB time page ${deepestPage}, ms`, perPage.deepest[0]!, perPage.deepest[1]!, perPage.deepest[1]! / perPage.deepest[0]!], widths));
   log(`  (DB time: EXPLAIN ANALYZE planning + execution; the sweep times every ${stride}th of ${deepestPage} pages and scales to all;`);
   log(`   for DB time the ratio is baseline / ours; the exact count(*) of the window alone takes ${countOnly.toFixed(1)} ms, on both sides)`);
+  log(`1-minute load average at the end: ${loadavg()[0]!.toFixed(1)}`);
   log(`auth + rate limit: median ${steps.medianMs.toFixed(3)} ms, p99 ${steps.p99Ms.toFixed(3)} ms over ${AUTH_ITERATIONS} sequential requests`);
   log();
 

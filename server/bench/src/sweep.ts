@@ -9,12 +9,6 @@ export interface Statement {
   values: unknown[];
 }
 
-export interface SweepTime {
-  /** Estimated milliseconds for all pages. */
-  totalMs: number;
-  pagesMeasured: number;
-}
-
 interface ExplainRow {
   'QUERY PLAN': [{ 'Planning Time': number; 'Execution Time': number }];
 }
@@ -30,12 +24,22 @@ export async function databaseTime(pool: pg.Pool, statements: readonly Statement
   return ms;
 }
 
-export async function sweepDatabaseTime(pool: pg.Pool, pages: number, stride: number, statementsOf: (page: number) => Statement[]): Promise<SweepTime> {
-  let sampledMs = 0;
+/**
+ * Estimated milliseconds of a full sweep for each side. The sides take turns page by page, so that other
+ * work on a shared machine weighs on both alike.
+ */
+export async function sweepDatabaseTime<Side extends string>(
+  pool: pg.Pool,
+  pages: number,
+  stride: number,
+  sides: Readonly<Record<Side, (page: number) => Statement[]>>,
+): Promise<Record<Side, number>> {
+  const names = Object.keys(sides) as Side[];
+  const sampled = Object.fromEntries(names.map((name) => [name, 0])) as Record<Side, number>;
   let pagesMeasured = 0;
   for (let page = 1; page <= pages; page += stride) {
-    sampledMs += await databaseTime(pool, statementsOf(page));
+    for (const name of names) sampled[name] += await databaseTime(pool, sides[name](page));
     pagesMeasured++;
   }
-  return { totalMs: (sampledMs / pagesMeasured) * pages, pagesMeasured };
+  return Object.fromEntries(names.map((name) => [name, (sampled[name] / pagesMeasured) * pages])) as Record<Side, number>;
 }
