@@ -28,7 +28,7 @@ export interface ProgressView {
   finish(): void;
 }
 
-const BAR_WIDTH = 24;
+const BAR_WIDTH = 20;
 /** Waits shorter than this are ordinary request spacing, not worth a line. */
 const VISIBLE_WAIT_MS = 500;
 
@@ -95,12 +95,13 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
 
   let shown = '';
   function render(): void {
-    const parts = latest
-      ? [bar(latest.rows, latest.totalCount), `${latest.rows}/${latest.totalCount} rows`, plural(latest.pages, 'page'), quotaText(), etaText(latest)]
-      : ['connecting…'];
     const wait = pendingWait();
+    const parts = latest ? [bar(latest.rows, latest.totalCount), `${latest.rows}/${latest.totalCount} rows`, plural(latest.pages, 'page')] : ['connecting…'];
+    // While paced, the countdown says more than "quota 0".
+    if (latest && wait?.kind !== 'quota') parts.push(quotaText());
+    if (latest) parts.push(etaText(latest));
     if (wait) parts.push(waitText(wait));
-    const line = parts.join(' · ').slice(0, Math.max(20, (stream.columns ?? 100) - 1));
+    const line = parts.join(' · ').slice(0, Math.max(20, (stream.columns || 100) - 1));
     if (line === shown) return;
     shown = line;
     stream.write(`\r\x1b[2K${line}`);

@@ -1,0 +1,99 @@
+// `loadfeed sync` against the real reference server: the copy equals what the API serves, a re-run picks
+// up changes without duplicating a row, the key comes from the environment, and logs are plain off a TTY.
+import { join } from 'node:path';
+import type { Load } from '@loadfeed/spec';
+import { describe, expect, it } from 'vitest';
+import { loadInput } from '../helpers.js';
+import { useTestServer, type Customer } from '../integration/fixture.js';
+import { DESTINATIONS, byLoadNumber, readNdjson } from './copies.js';
+import { runCli, useScratchFolder } from './run-cli.js';
+
+const kit = useTestServer();
+const scratch = useScratchFolder();
+
+/** A customer with `count` loads written in batches, so that some rows share an updatedAt and some do not. */
+async function customerWithLoads(count: number): Promise<Customer> {
+  const customer = await kit.customer();
+  for (let from = 1; from <= count; from += 7) {
+    await kit.server.importLoads(customer.code, Array.from({ length: Math.min(7, count - from + 1) }, (_, index) => loadInput(from + index)));
+  }
+  return customer;
+}
+
+const environmentOf = (customer: Customer) => ({ LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key });
+const newest = (loads: readonly Load[]) => loads.map((load) => load.updatedAt).sort().at(-1);
+
+describe.each(DESTINATIONS)('loadfeed sync into $name', (destination) => {
+  it('a first sync holds exactly what the API serves, one row per load, and saves the newest updatedAt as the cursor', async () => {
+    const customer = await customerWithLoads(30);
+    const file = join(scratch.path, `first-${customer.code}`);
+
+    const result = await runCli(['sync', ...destination.args(file), '--page-size', '6'], environmentOf(customer));
+
+    expect(result.stderr).not.toMatch(/loadfeed: /);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^synced 30 rows in \d+ pages/);
+    const served = await customer.served();
+    const copy = await destination.read(file);
+    expect(byLoadNumber(copy.loads)).toEqual(byLoadNumber(served));
+    expect(copy.cursor).toBe(newest(served));
+  });
+
+  it('a second sync after an update picks up the change and the new load without duplicating a row', async () => {
+    const customer = await customerWithLoads(20);
+    const file = join(scratch.path, `again-${customer.code}`);
+    expect((await runCli(['sync', ...destination.args(file)], environmentOf(customer))).code).toBe(0);
+
+    await kit.server.importLoads(customer.code, [loadInput(3, { miles: '999.25' }), loadInput(17, { status: 'Cancelled' }), loadInput(21)]);
+    const again = await runCli(['sync', ...destination.args(file), '--page-size', '5'], environmentOf(customer));
+
+    expect(again.code).toBe(0);
+    const served = await customer.served();
+    const copy = await destination.read(file);
+    expect(copy.loads).toHaveLength(21);
+    expect(byLoadNumber(copy.loads)).toEqual(byLoadNumber(served));
+    expect(copy.loads.find((load) => load.loadNumber === loadInput(3).loadNumber)?.miles).toBe('999.25');
+    expect(copy.cursor).toBe(newest(served));
+  });
+});
+
+describe('loadfeed sync: the key and the output', () => {
+  it('takes the base URL and the key from LOADFEED_BASE_URL and LOADFEED_API_KEY and prints neither', async () => {
+    const customer = await customerWithLoads(3);
+    const file = join(scratch.path, `env-${customer.code}.ndjson`);
+
+    const result = await runCli(['sync', '--out', file], environmentOf(customer));
+
+    expect(result.code).toBe(0);
+    expect(await readNdjson(file)).toHaveLength(3);
+    expect(result.stdout + result.stderr).not.toContain(customer.key);
+    expect(result.stdout + result.stderr).not.toContain(customer.key.slice(8));
+  });
+
+  it('off a terminal, progress is plain lines, one per page, without escape codes', async () => {
+    const customer = await customerWithLoads(12);
+    const file = join(scratch.path, `plain-${customer.code}.ndjson`);
+
+    const result = await runCli(['sync', '--out', file, '--page-size', '5'], environmentOf(customer));
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('\x1b');
+    expect(result.stderr).not.toContain('\r');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(line).toMatch(/^page \d+: \d+\/\d+ rows, \d+ requests?, quota \d+\/\d+, ETA /);
+    expect(lines.at(-1)).toMatch(/: 12\/12 rows/);
+  });
+
+  it('a wrong key fails with one line that says the key was refused, and exit code 1', async () => {
+    const file = join(scratch.path, 'refused.ndjson');
+    const wrongKey = 'lf_live_thisKeyIsNotIssuedAnywhere0000000000000';
+
+    const result = await runCli(['sync', '--out', file], { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: wrongKey });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^loadfeed: the API key was refused \(401\)/);
+    expect(result.stderr.trimEnd().split('\n').filter((line) => line.startsWith('loadfeed:'))).toHaveLength(1);
+    expect(result.stdout + result.stderr).not.toContain(wrongKey);
+  });
+});

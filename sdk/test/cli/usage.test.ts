@@ -1,0 +1,77 @@
+// Command lines that cannot work end with exit code 2 and one line that says why, before any request;
+// a key is never echoed back.
+import { describe, expect, it } from 'vitest';
+import { runCli, useScratchFolder } from './run-cli.js';
+
+const scratch = useScratchFolder();
+const KEY = 'lf_live_aKeyThatMustNeverBePrinted000000000000000';
+const ENV = { LOADFEED_BASE_URL: 'http://127.0.0.1:9', LOADFEED_API_KEY: KEY };
+
+describe('bad command lines', () => {
+  it.each([
+    ['an unknown command', ['fetch'], /^loadfeed: unknown command "fetch" \(see `loadfeed --help`\)\n$/],
+    ['an unknown flag', ['sync', '--out', 'x.ndjson', '--fast'], /^loadfeed: unknown option --fast \(see `loadfeed sync --help`\)\n$/],
+    ['a flag without its value', ['list', '--page'], /^loadfeed: option --page <value> argument missing/],
+    ['no destination', ['sync'], /give exactly one destination: --out <file.ndjson> or --sqlite <file.db>/],
+    ['two destinations', ['sync', '--out', 'x.ndjson', '--sqlite', 'x.db'], /give exactly one destination/],
+    ['--state with --sqlite', ['sync', '--sqlite', 'x.db', '--state', 's.json'], /--state is for --out/],
+    ['a page size of 0', ['sync', '--out', 'x.ndjson', '--page-size', '0'], /--page-size must be a whole number of at least 1 \(got "0"\)/],
+    ['a page that is not a number', ['list', '--page', 'two'], /--page must be a whole number of at least 1 \(got "two"\)/],
+    ['a status outside the closed list', ['list', '--status', 'Lost'], /--status "Lost" is not a load status \(one of PrePlanning, /],
+    ['a key given as an argument', ['list', KEY], /unexpected argument \(a value that looks like an API key: set LOADFEED_API_KEY instead\)/],
+    ['a base URL that is not one', ['list', '--base-url', 'loads.example.com'], /the base URL is not a URL: "loads.example.com"/],
+  ])('%s: exit code 2 and one line', async (_case, args, reason) => {
+    const result = await runCli(args, ENV, { cwd: scratch.path });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.endsWith('\n')).toBe(true);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(reason);
+    expect(result.stderr).not.toContain(KEY);
+  });
+
+  it('without LOADFEED_API_KEY the key is missing: exit code 2, and the line names the variable', async () => {
+    const result = await runCli(['list'], { LOADFEED_BASE_URL: 'http://127.0.0.1:9' });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('loadfeed: the API key is missing: set LOADFEED_API_KEY (or pass --api-key) (see `loadfeed list --help`)\n');
+  });
+
+  it('no command prints the help to stderr with exit code 2; --help prints it to stdout with exit code 0', async () => {
+    const bare = await runCli([], {});
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/^Usage: loadfeed <command>/);
+
+    for (const args of [['--help'], ['sync', '--help'], ['list', '-h']]) {
+      const help = await runCli(args, {});
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: loadfeed /);
+    }
+  });
+
+  it('a key on the command line works but draws a warning that names the variable instead, never the key', async () => {
+    const result = await runCli(['list', '--api-key', KEY, '--base-url', 'http://127.0.0.1:9'], {});
+
+    expect(result.stderr).toContain('loadfeed: note: a key given as --api-key shows in the process list; LOADFEED_API_KEY keeps it out');
+    expect(result.stderr).toMatch(/^loadfeed: cannot reach the API: /m);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain(KEY);
+  });
+});
+
+describe('--sqlite without better-sqlite3', () => {
+  it('fails with one line that says how to install it, and exit code 1', async () => {
+    // A resolve hook that makes the optional package missing, as it is for a user who skipped it.
+    const hook = `export async function resolve(specifier, context, next) {
+      if (specifier === 'better-sqlite3') throw Object.assign(new Error("Cannot find package 'better-sqlite3'"), { code: 'ERR_MODULE_NOT_FOUND' });
+      return next(specifier, context);
+    }`;
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+
+    const result = await runCli(['sync', '--sqlite', 'x.db'], ENV, { cwd: scratch.path, nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('loadfeed: --sqlite needs the optional package better-sqlite3: run `npm install better-sqlite3@12.11.1` (or use --out <file.ndjson>)\n');
+  });
+});
