@@ -1,7 +1,7 @@
 import { checkErrorBody, checkResponse, openApiDocument } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
-import { asChecked, startApp, type TestApp } from './support/app.js';
+import { asChecked, startApp, startAppWithKey, type TestApp } from './support/app.js';
 
 describe('responses other than a page of loads', () => {
   const database = useTestDatabase();
@@ -9,9 +9,7 @@ describe('responses other than a page of loads', () => {
   let key: string;
 
   beforeAll(async () => {
-    app = await startApp(database.url, { env: { RATE_LIMIT_PER_MINUTE: '1000' } });
-    await app.customer('acme');
-    key = (await app.key('acme')).key;
+    ({ app, key } = await startAppWithKey(database.url, { env: { RATE_LIMIT_PER_MINUTE: '1000' } }));
   });
   afterAll(async () => {
     await app?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
-import { startApp, type TestApp } from './support/app.js';
+import { startApp, startAppWithKey, type TestApp } from './support/app.js';
 
 interface RequestLine {
   requestId?: string;
@@ -16,9 +16,7 @@ describe('request logging', () => {
   let key: string;
 
   beforeAll(async () => {
-    app = await startApp(database.url);
-    await app.customer('acme');
-    key = (await app.key('acme')).key;
+    ({ app, key } = await startAppWithKey(database.url));
   });
   afterAll(async () => {
     await app?.close();

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { checkResponse, LIST_LOADS_PARAMETERS } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
-import { aLoad, asChecked, startApp, type TestApp } from '../support/app.js';
+import { aLoad, asChecked, startAppWithKey, type TestApp } from '../support/app.js';
 
 /** Arbitrary text, percent-encoded as a client library would send it (lone surrogates cannot be). */
 function encoded(text: string): string {
@@ -33,9 +33,7 @@ describe('whatever a client sends', () => {
   let key: string;
 
   beforeAll(async () => {
-    app = await startApp(database.url);
-    await app.customer('acme');
-    key = (await app.key('acme')).key;
+    ({ app, key } = await startAppWithKey(database.url));
     await app.load('acme', [aLoad('F-1'), aLoad('F-2', { poNumber: 'P' })]);
   });
   afterAll(async () => {

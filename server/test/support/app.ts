@@ -98,3 +98,10 @@ export function asChecked(response: ServerInjectResponse): { status: number; hea
 export function aLoad(loadNumber: string, fields: Partial<LoadInput> = {}): LoadInput {
   return { loadNumber, status: 'Available', scheduledPickupDate: '2026-06-01T08:00:00.000Z', ...fields };
 }
+
+/** An app with one customer (`acme`) and a key of it: the start of most HTTP tests. */
+export async function startAppWithKey(databaseUrl: string, options: AppOptions = {}): Promise<{ app: TestApp; key: string }> {
+  const app = await startApp(databaseUrl, options);
+  await app.customer('acme');
+  return { app, key: (await app.key('acme')).key };
+}
