@@ -54,21 +54,19 @@ export async function createServer(config: Config, { pool, logger, clock = () =>
     ...healthRoutes(pool),
   ]);
 
+  // Last stop of every response: an error becomes SPEC's error body (errors.ts); every response gets
+  // its request id, and a counted or refused request its rate headers.
   server.ext('onPreResponse', (request, h) => {
     const { response } = request;
-    const rateHeaders = rateHeadersOf(request);
-    if (Boom.isBoom(response)) {
-      const { status, body, headers } = errorResponse(response);
-      const reply = h.response(body).code(status);
-      for (const [name, value] of Object.entries({ ...headers, ...(status === 401 ? {} : rateHeaders), 'X-Request-Id': request.app.requestId ?? randomUUID() })) {
-        reply.header(name, value);
-      }
-      return reply;
+    const headers = { ...rateHeadersOf(request), 'X-Request-Id': request.app.requestId ?? randomUUID() };
+    if (!Boom.isBoom(response)) {
+      for (const [name, value] of Object.entries(headers)) response.header(name, value);
+      return h.continue;
     }
-    for (const [name, value] of Object.entries({ ...rateHeaders, 'X-Request-Id': request.app.requestId ?? randomUUID() })) {
-      response.header(name, value);
-    }
-    return h.continue;
+    const error = errorResponse(response);
+    const reply = h.response(error.body).code(error.status);
+    for (const [name, value] of Object.entries({ ...error.headers, ...headers })) reply.header(name, value);
+    return reply;
   });
 
   keepFeedIndexFresh(server, pool, clock, logger);

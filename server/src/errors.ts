@@ -34,7 +34,7 @@ export function errorResponse(error: Boom): ErrorResponse {
   const headers: Record<string, string> = { ...HEADERS[status] };
   if (status === 405) headers.Allow = String(error.output.headers.Allow ?? 'GET');
   if (status >= 500) return { status, body: { error: MESSAGES[status] ?? MESSAGES[500]! }, headers };
-  const error_ = MESSAGES[status] ?? error.message;
-  if (status === 400) return { status, body: { error: error_, details: detailsOf(error) }, headers };
-  return { status, body: { error: error_ }, headers };
+  const message = MESSAGES[status] ?? error.message;
+  if (status === 400) return { status, body: { error: message, details: detailsOf(error) }, headers };
+  return { status, body: { error: message }, headers };
 }
