@@ -10,7 +10,7 @@ import { LIST_LOADS_PATH } from '@loadfeed/spec';
 import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/keys/keys.js';
 import { feedWindowStart } from '../../dist/loads/feed-window.js';
-import { LIST_LOADS_SQL, listLoadsParameters } from '../../dist/loads/list.js';
+import { LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL, listLoadsParameters } from '../../dist/loads/list.js';
 import { authAndRateLimitCost } from './auth-cost.js';
 import { BASELINE_COUNT_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
 import { BENCH_DATA, MEASURED_CUSTOMER, openBenchDatabase, prepareData } from './database.js';
@@ -75,14 +75,23 @@ try {
     results[label] = { ours: medianResult(rounds.ours), baseline: medianResult(rounds.baseline) };
   }
 
-  const ours = (page: number): Statement[] => [{ sql: LIST_LOADS_SQL, values: listLoadsParameters(customerId, windowStart, { page, pageSize: PAGE_SIZE }) }];
+  // Our server counts with the first page and keeps the count while the customer's feed version stays
+  // the same (src/loads/count-cache.ts): later pages of a sweep, and every request of a load run after
+  // its warm-up, read the page alone.
+  const oursCounting = (page: number): Statement[] => [{ sql: LIST_LOADS_SQL, values: listLoadsParameters(customerId, windowStart, { page, pageSize: PAGE_SIZE }) }];
+  const oursKept = (page: number): Statement[] => [{ sql: LIST_LOADS_UNCOUNTED_SQL, values: listLoadsParameters(customerId, windowStart, { page, pageSize: PAGE_SIZE }) }];
+  const ours = (page: number): Statement[] => (page === 1 ? oursCounting(page) : oursKept(page));
   const baseline = (page: number): Statement[] => [
     { sql: BASELINE_COUNT_SQL, values: baselineScope(customerId, windowStart) },
     { sql: BASELINE_PAGE_SQL, values: baselinePageParameters(customerId, windowStart, page, PAGE_SIZE) },
   ];
   const sweep = await sweepDatabaseTime(pool, deepestPage, stride, { ours, baseline });
   const countOnly = await databaseTime(pool, baseline(1).slice(0, 1));
-  const perPage = { first: [await databaseTime(pool, ours(1)), await databaseTime(pool, baseline(1))], deepest: [await databaseTime(pool, ours(deepestPage)), await databaseTime(pool, baseline(deepestPage))] };
+  const perPage = {
+    first: [await databaseTime(pool, oursKept(1)), await databaseTime(pool, baseline(1))],
+    deepest: [await databaseTime(pool, oursKept(deepestPage)), await databaseTime(pool, baseline(deepestPage))],
+    counting: await databaseTime(pool, oursCounting(1)),
+  };
   const steps = await authAndRateLimitCost(pool, key, AUTH_ITERATIONS);
 
   const widths = [26, 12, 12, 8];
@@ -96,7 +105,8 @@ try {
   log(row(['DB time page 1, ms', perPage.first[0]!, perPage.first[1]!, perPage.first[1]! / perPage.first[0]!], widths));
   log(row([`DB time page ${deepestPage}, ms`, perPage.deepest[0]!, perPage.deepest[1]!, perPage.deepest[1]! / perPage.deepest[0]!], widths));
   log(`  (DB time: EXPLAIN ANALYZE planning + execution; the sweep times every ${stride}th of ${deepestPage} pages and scales to all;`);
-  log(`   for DB time the ratio is baseline / ours; the exact count(*) of the window alone takes ${countOnly.toFixed(1)} ms, on both sides)`);
+  log(`   for DB time the ratio is baseline / ours; the exact count(*) of the window alone takes ${countOnly.toFixed(1)} ms: the baseline`);
+  log(`   counts on every request, ours on the first after a change (page 1 with the count: ${perPage.counting.toFixed(1)} ms))`);
   log(`1-minute load average at the end: ${loadavg()[0]!.toFixed(1)}`);
   log(`auth + rate limit: median ${steps.medianMs.toFixed(3)} ms, p99 ${steps.p99Ms.toFixed(3)} ms over ${AUTH_ITERATIONS} sequential requests`);
   log();
