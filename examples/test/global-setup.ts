@@ -1,0 +1,1 @@
+export { setup } from '@loadfeed/server/testing/vitest';
