@@ -1,7 +1,7 @@
 // createClient: openapi-fetch over the generated `paths`, with the key in the Authorization header, the
 // retrying and pacing fetch beneath it, and every error status turned into one class of the error tree.
 import createFetchClient, { type Middleware } from 'openapi-fetch';
-import { LIST_LOADS_PATH, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, RESPONSE_DATE_TIME, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
 import { systemClock, type Clock } from './clock.js';
 import { AbortError, ContractError, errorFromResponse } from './errors.js';
 import { createPacer, type QuotaSnapshot } from './pacing.js';
@@ -83,7 +83,6 @@ export function createClient(options: ClientOptions): LoadfeedClient {
     headers: {
       Authorization: `Bearer ${options.apiKey}`,
       'User-Agent': options.userAgent ? `${options.userAgent} ${USER_AGENT}` : USER_AGENT,
-      Accept: 'application/json',
     },
   });
   for (const middleware of options.middleware ?? []) api.use(middleware);
@@ -127,7 +126,7 @@ export function createClient(options: ClientOptions): LoadfeedClient {
 
 /**
  * What the SDK cannot work without: the envelope's fields, and in every row a `loadNumber` (the upsert
- * key) and an `updatedAt` (the cursor). Other fields pass through as the server sent them, `createdAt`
+ * key) and an `updatedAt` in SPEC's one date-time shape (the cursor). Other fields pass through as the server sent them, `createdAt`
  * included; the full schema check is @loadfeed/spec's `checkLoadPage`, for those who want it.
  */
 function pageViolations(body: unknown): Violation[] {
@@ -144,8 +143,9 @@ function pageViolations(body: unknown): Violation[] {
     if (typeof record.loadNumber !== 'string' || record.loadNumber === '') {
       violations.push({ path: `/data/${index}/loadNumber`, message: 'is required: it is the row identity to upsert on' });
     }
-    if (typeof record.updatedAt !== 'string' || Number.isNaN(Date.parse(record.updatedAt))) {
-      violations.push({ path: `/data/${index}/updatedAt`, message: 'must be a date-time: it is the sync cursor' });
+    // The sync compares cursors as text, which is exact because every updatedAt has this one shape.
+    if (typeof record.updatedAt !== 'string' || !RESPONSE_DATE_TIME.test(record.updatedAt)) {
+      violations.push({ path: `/data/${index}/updatedAt`, message: 'must be a UTC date-time with milliseconds and Z: it is the sync cursor' });
     }
   });
   return violations;

@@ -20,8 +20,8 @@ export interface QuotaSnapshot {
 }
 
 export interface Pacer {
-  /** Waits until the quota admits a request and reserves it; resolves with the ms waited. */
-  acquire(signal?: AbortSignal): Promise<number>;
+  /** Reserves a request, first waiting until the quota admits one; gives the ms waited (at once when 0). */
+  acquire(signal?: AbortSignal): number | Promise<number>;
   /** Reads the quota and the server's clock from a response sent at `sentAt` and received at `receivedAt`. */
   observe(headers: Headers, status: number, sentAt: number, receivedAt: number): void;
   snapshot(): QuotaSnapshot;
@@ -47,19 +47,17 @@ export function createPacer(clock: Clock): Pacer {
   const offset = () => low ?? 0;
 
   return {
-    async acquire(signal) {
-      let waited = 0;
-      if (remaining !== undefined && remaining <= 0) {
-        const wait = resetAt - clock.now();
-        if (wait > 0) {
-          await clock.sleep(wait, signal);
-          waited = wait;
-        }
-        // The window has let at least one request go; the next response tells how many.
-        remaining = 1;
+    acquire(signal) {
+      const wait = remaining !== undefined && remaining <= 0 ? resetAt - clock.now() : 0;
+      if (wait <= 0) {
+        // With the window reset (or never spent), the next response tells how many requests are left.
+        remaining = remaining === undefined ? undefined : Math.max(remaining, 1) - 1;
+        return 0;
       }
-      if (remaining !== undefined) remaining -= 1;
-      return waited;
+      return clock.sleep(wait, signal).then(() => {
+        remaining = 0;
+        return wait;
+      });
     },
     observe(headers, status, sentAt, receivedAt) {
       const date = headers.get('date');

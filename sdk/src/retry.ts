@@ -80,26 +80,28 @@ export function createRetryingFetch(options: RetryingFetchOptions) {
   const { clock, pacer, policy, events } = options;
 
   async function attemptOnce(request: Request, signal: AbortSignal | undefined): Promise<Outcome> {
+    try {
+      if (options.timeoutMs === undefined) return { response: await options.fetch(request) };
+      return await attemptWithTimeout(request, signal, options.timeoutMs);
+    } catch (error) {
+      if (signal?.aborted) throw AbortError.from(signal);
+      return { failure: new ConnectionError(`the request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }) };
+    }
+  }
+
+  /** One attempt that gives up after `timeoutMs` on the injected clock, aborting the fetch it started. */
+  async function attemptWithTimeout(request: Request, signal: AbortSignal | undefined, timeoutMs: number): Promise<Outcome> {
     const attemptAbort = new AbortController();
     const onCallerAbort = () => attemptAbort.abort(signal?.reason);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     const timerAbort = new AbortController();
     try {
-      const sent = options.fetch(new Request(request, { signal: attemptAbort.signal }));
-      const racers: Promise<Outcome>[] = [sent.then((response) => ({ response }))];
-      if (options.timeoutMs !== undefined) {
-        const timeoutMs = options.timeoutMs;
-        racers.push(
-          clock.sleep(timeoutMs, timerAbort.signal).then(() => {
-            attemptAbort.abort();
-            return { failure: new TimeoutError(`no response within ${timeoutMs} ms`) };
-          }),
-        );
-      }
-      return await Promise.race(racers);
-    } catch (error) {
-      if (signal?.aborted) throw AbortError.from(signal);
-      return { failure: new ConnectionError(`the request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }) };
+      const sent = options.fetch(new Request(request, { signal: attemptAbort.signal })).then((response): Outcome => ({ response }));
+      const timedOut = clock.sleep(timeoutMs, timerAbort.signal).then((): Outcome => {
+        attemptAbort.abort();
+        return { failure: new TimeoutError(`no response within ${timeoutMs} ms`) };
+      });
+      return await Promise.race([sent, timedOut]);
     } finally {
       timerAbort.abort();
       signal?.removeEventListener('abort', onCallerAbort);
@@ -110,12 +112,13 @@ export function createRetryingFetch(options: RetryingFetchOptions) {
     const signal = limits.signal;
     for (let attempt = 1; ; attempt += 1) {
       if (signal?.aborted) throw AbortError.from(signal);
-      const quotaWait = await pacer.acquire(signal);
+      const reserved = pacer.acquire(signal);
+      const quotaWait = typeof reserved === 'number' ? reserved : await reserved;
       if (quotaWait > 0) {
         options.count('quota-wait', quotaWait);
         events.onWait?.({ delayMs: quotaWait, until: clock.now() });
       }
-      events.onRequest?.({ method: request.method, url: request.url, attempt });
+      if (events.onRequest) events.onRequest({ method: request.method, url: request.url, attempt });
       options.count('request', 1);
       const sentAt = clock.now();
       const outcome = await attemptOnce(request, signal);
@@ -123,7 +126,7 @@ export function createRetryingFetch(options: RetryingFetchOptions) {
       if ('response' in outcome) {
         const { response } = outcome;
         pacer.observe(response.headers, response.status, sentAt, receivedAt);
-        events.onResponse?.({
+        if (events.onResponse) events.onResponse({
           method: request.method,
           url: request.url,
           attempt,

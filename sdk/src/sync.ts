@@ -61,6 +61,8 @@ export interface SyncOptions {
 const DEFAULT_OVERLAP_MS = 5 * 60_000;
 const RATE_WINDOW_MS = 60_000;
 
+// Every updatedAt has SPEC's one shape (the client checks it), so equal instants are equal strings and
+// later instants are greater strings; the cursor from a store may not, so it is compared as a time.
 const toMs = (dateTime: string) => Date.parse(dateTime);
 const toDateTime = (ms: number) => new Date(ms).toISOString();
 
@@ -158,21 +160,20 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
       await run.deliver([], undefined);
       return;
     }
-    const sinceMs = since === undefined ? Number.NEGATIVE_INFINITY : toMs(since);
-    const fresh = rows.filter((row) => !(toMs(row.updatedAt) === sinceMs && seenAtSince.has(row.loadNumber)));
+    const fresh = seenAtSince.size === 0 ? rows : rows.filter((row) => !(row.updatedAt === since && seenAtSince.has(row.loadNumber)));
     const last = rows[rows.length - 1]!.updatedAt;
-    const lastMs = toMs(last);
     run.setAhead(page.totalCount - rows.length);
     await run.deliver(fresh, last);
     if (!page.hasMore) return;
-    if (toMs(rows[0]!.updatedAt) === lastMs) {
+    if (rows[0]!.updatedAt === last) {
       // A whole page at one updatedAt and more behind it: one write stamped more rows than a page holds.
       await walkTiedGroup(run, last, page, new Set(rows.map((row) => row.loadNumber)));
-      since = toDateTime(lastMs + 1);
+      since = toDateTime(toMs(last) + 1);
       seenAtSince = new Set();
     } else {
       since = last;
-      seenAtSince = new Set(rows.filter((row) => toMs(row.updatedAt) === lastMs).map((row) => row.loadNumber));
+      seenAtSince = new Set();
+      for (let index = rows.length - 1; index >= 0 && rows[index]!.updatedAt === last; index -= 1) seenAtSince.add(rows[index]!.loadNumber);
     }
   }
 }
@@ -187,13 +188,13 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
  * and confirmed by reading it: it must show the group's end, else the walk climbs until one does.
  */
 async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: Set<string>): Promise<void> {
-  const atMs = toMs(at);
   const size = firstPage.pageSize;
-  const after = await run.fetch(toDateTime(atMs + 1), 1, 1);
+  const after = await run.fetch(toDateTime(toMs(at) + 1), 1, 1);
   const groupEstimate = firstPage.totalCount - after.totalCount;
-  let top = Math.max(2, Math.ceil(groupEstimate / size));
-  const inGroup = (rows: LoadRow[]) => rows.filter((row) => toMs(row.updatedAt) === atMs);
-  const showsEnd = (page: Page) => !page.hasMore || page.data.length < size || toMs(page.data[page.data.length - 1]!.updatedAt) > atMs;
+  // The page holding the first row AFTER the group shows where the group ends, so that page is the top.
+  let top = Math.max(2, Math.floor(groupEstimate / size) + 1);
+  const inGroup = (rows: LoadRow[]) => rows.filter((row) => row.updatedAt === at);
+  const showsEnd = (page: Page) => !page.hasMore || page.data.length < size || page.data[page.data.length - 1]!.updatedAt !== at;
 
   let page = await run.fetch(at, top, size);
   while (!showsEnd(page)) {
@@ -217,7 +218,7 @@ async function walkByPage(run: Run, from: string | undefined): Promise<void> {
   let largest: string | undefined;
   for (let number = 1; ; number += 1) {
     const page = await run.fetch(from, number);
-    for (const row of page.data) if (largest === undefined || toMs(row.updatedAt) > toMs(largest)) largest = row.updatedAt;
+    for (const row of page.data) if (largest === undefined || row.updatedAt > largest) largest = row.updatedAt;
     run.setAhead(page.totalCount - (number - 1) * page.pageSize - page.data.length);
     await run.deliver(page.data, largest);
     if (!page.hasMore) return;

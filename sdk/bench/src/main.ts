@@ -1,0 +1,42 @@
+// npm run bench -w @loadfeed/sdk — the SDK's three numbers, each a ratio measured in this run against
+// its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS.
+import { cpu } from './cpu.js';
+import { memory } from './memory.js';
+import { throughput } from './throughput.js';
+
+const PAGE_SIZE = 100;
+const LIMIT_PER_MINUTE = 10;
+const rows = Number(process.env.BENCH_ROWS ?? 100_000);
+const memoryRows = Number(process.env.BENCH_MEMORY_ROWS ?? 1_000_000);
+const cpuRows = Number(process.env.BENCH_CPU_ROWS ?? 50_000);
+
+const fixed = (value: number, digits = 3) => value.toFixed(digits);
+const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+if (!(globalThis as { gc?: unknown }).gc) throw new Error('run with node --expose-gc (npm run bench does)');
+
+console.log(`@loadfeed/sdk benchmark — simulated time, mock API at ${LIMIT_PER_MINUTE} requests/min, pageSize ${PAGE_SIZE}\n`);
+
+// First, while the heap is small: the other parts leave large datasets for the collector.
+const cost = await cpu(cpuRows, 1, PAGE_SIZE, 20);
+console.log(
+  `cpu per page over ${cost.pages} recorded pages: SDK ${fixed(cost.sdkMicrosPerPage, 0)} us vs bare fetch+parse ${fixed(cost.bareMicrosPerPage, 0)} us ` +
+    `-> ratio ${fixed(cost.ratio)} (target <= 1.100: ${verdict(cost.ratio <= 1.1)})`,
+);
+
+for (const perWrite of [1, 1000]) {
+  const result = await throughput(rows, perWrite, PAGE_SIZE, LIMIT_PER_MINUTE);
+  const shape = perWrite === 1 ? 'distinct updatedAt' : `${perWrite} rows per updatedAt`;
+  console.log(
+    `sync ${result.rows} rows (${shape}): ${result.requests} requests, ${fixed(result.simulatedMinutes, 1)} simulated min ` +
+      `vs physical limit ${result.physicalRequests} requests = ${fixed(result.physicalMinutes, 1)} min -> ratio ${fixed(result.ratio)} ` +
+      `(target <= 1.020 for distinct: ${verdict(perWrite !== 1 || result.ratio <= 1.02)}); 429s: ${result.rateLimited}; copy exact: ${result.exact}`,
+  );
+}
+
+const mem = await memory(memoryRows, 10, PAGE_SIZE);
+console.log(
+  `memory, sync of ${mem.rows} rows: peak heap ${fixed(mem.peakAboveBaselineMb, 1)} MB above a ${fixed(mem.baselineMb, 0)} MB baseline ` +
+    `(after GC: ${fixed(mem.retainedAboveBaselineMb, 1)} MB) (target < 50 MB: ${verdict(mem.peakAboveBaselineMb < 50)})`,
+);
+
