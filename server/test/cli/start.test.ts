@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { CLI, cliEnv, cliOk, exited } from './run-cli.js';
 
@@ -111,6 +112,20 @@ describe('loadfeed-server start on an embedded PostgreSQL', () => {
     expect(answered.length).toBeGreaterThan(0);
     for (const { value } of answered) expect(value).toEqual({ status: 200, body: served });
     expect(await server.exit).toBe(0);
+  }, 60_000);
+
+  it('killed outright (SIGKILL), it leaves no PostgreSQL behind, and the next start serves the same loads', async () => {
+    const server = await start({ LOADFEED_DATA_DIR: dataDir });
+    const pidFile = join(dataDir, 'embedded-postgres', 'postgres', 'postmaster.pid');
+    expect(existsSync(pidFile)).toBe(true);
+    server.child.kill('SIGKILL');
+    await server.exit;
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(false), { timeout: 20_000, interval: 200 });
+
+    const restarted = await start({ LOADFEED_DATA_DIR: dataDir });
+    expect(await firstPage(restarted.baseUrl, key)).toEqual({ status: 200, body: served });
+    restarted.child.kill('SIGTERM');
+    expect(await restarted.exit).toBe(0);
   }, 60_000);
 });
 
