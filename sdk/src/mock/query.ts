@@ -1,6 +1,6 @@
 // The query string of listLoads as the reference server reads it (DECISIONS.md "Query parameters"):
 // unknown, repeated single-valued and empty parameters are 400s, dates follow RFC 3339 or a date alone.
-import { LIST_LOADS_PARAMETERS, LOAD_STATUSES, type ListLoadsQuery, type LoadStatus } from '@loadfeed/spec';
+import { LIST_LOADS_PARAMETERS, LOAD_STATUSES, openApiDocument, type ListLoadsQuery, type LoadStatus } from '@loadfeed/spec';
 
 const REPEATABLE = new Set<string>(['status']);
 const INTEGER = /^\d+$/;
@@ -9,29 +9,20 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:Z|[+-]\
 const DAY_MS = 86_400_000;
 const QUOTED_LENGTH = 40;
 
-const WHOLE_NUMBER = 'a whole number of at least 1';
-const LOWER_BOUND = 'a date (YYYY-MM-DD, meaning 00:00Z that day) or an RFC 3339 date-time with Z or an offset';
-const UPPER_BOUND = 'a date (YYYY-MM-DD, covering that whole day) or an RFC 3339 date-time with Z or an offset';
-
-/** What each parameter must be, worded as the reference server words its 400 details. */
-const EXPECTED = {
-  page: WHOLE_NUMBER,
-  pageSize: WHOLE_NUMBER,
-  updatedSince: LOWER_BOUND,
-  status: `one of ${LOAD_STATUSES.join(', ')}`,
-  pickupFrom: LOWER_BOUND,
-  pickupTo: UPPER_BOUND,
-  deliveryFrom: LOWER_BOUND,
-  deliveryTo: UPPER_BOUND,
-  poNumber: 'a non-empty string',
-  billingRefNumber: 'a non-empty string',
-} satisfies Record<keyof ListLoadsQuery, string>;
+/** What a parameter takes, in words read from its schema in the contract (SPEC fixes no wording). */
+function ruleOf(name: string): string {
+  const schema = Object.values(openApiDocument.components.parameters).find((parameter) => parameter.name === name)?.schema ?? {};
+  if (schema.type === 'integer') return `an integer of at least ${schema.minimum ?? 0}`;
+  if (schema.type === 'array') return `one of ${LOAD_STATUSES.join(', ')}`;
+  if (schema.type === 'string') return 'a non-empty string';
+  return 'a date (YYYY-MM-DD) or an RFC 3339 date-time with Z or an offset';
+}
 
 function quote(value: string): string {
   return JSON.stringify(value.length > QUOTED_LENGTH ? `${value.slice(0, QUOTED_LENGTH)}…` : value);
 }
 
-const invalid = (name: keyof ListLoadsQuery, value: string) => `${name} must be ${EXPECTED[name]} (got ${quote(value)})`;
+const invalid = (name: string, value: string) => `${name}: expected ${ruleOf(name)}, got ${quote(value)}`;
 
 /** A listLoads query with its dates as epoch-ms bounds (inclusive lower, exclusive upper). */
 export interface ParsedQuery {
@@ -85,15 +76,15 @@ export function parseQuery(search: URLSearchParams, defaults: { pageSize: number
 
   for (const [name, given] of values) {
     if (!known.has(name)) {
-      details.add(`${quote(name)} is not a parameter of this operation; the parameters are ${LIST_LOADS_PARAMETERS.join(', ')}`);
+      details.add(`${quote(name)} is not a parameter of listLoads (${LIST_LOADS_PARAMETERS.join(', ')})`);
       continue;
     }
     if (given.length > 1 && !REPEATABLE.has(name)) {
-      details.add(`${name} is given ${given.length} times; only status may repeat`);
+      details.add(`${name}: given ${given.length} times, but only status repeats`);
       continue;
     }
     if (given.some((value) => value === '')) {
-      details.add(`${name} must not be empty`);
+      details.add(`${name}: empty`);
       continue;
     }
     const value = given[0]!;
@@ -109,7 +100,7 @@ export function parseQuery(search: URLSearchParams, defaults: { pageSize: number
     } else if (name in DATE_PARAMETERS) {
       const { key, bound } = DATE_PARAMETERS[name]!;
       const instant = parseDate(value, bound);
-      if (instant === undefined) details.add(invalid(name as keyof ListLoadsQuery, value));
+      if (instant === undefined) details.add(invalid(name, value));
       else set[key] = instant;
     } else {
       set[name as keyof ListLoadsQuery] = value;
