@@ -1,4 +1,5 @@
-import type { LoadPage } from '@loadfeed/spec';
+import fc from 'fast-check';
+import { LOAD_STATUSES, type LoadPage, type LoadStatus } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
@@ -88,5 +89,38 @@ describe('the kept totalCount', () => {
     const other = (await app.key('other')).key;
     const response = await app.get('/api/v1/loads?pageSize=1', other);
     expect((JSON.parse(response.payload) as LoadPage).totalCount).toBe(0);
+  });
+
+  it('stays exact under any interleaving of imports, SQL writes and queries', async () => {
+    await app.customer('mixed');
+    const mixedKey = (await app.key('mixed')).key;
+    const statuses = LOAD_STATUSES.slice(0, 3) as LoadStatus[];
+    const numbers = ['M-1', 'M-2', 'M-3', 'M-4', 'M-5'];
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('import' as const), loadNumber: fc.constantFrom(...numbers), status: fc.constantFrom(...statuses), inWindow: fc.boolean() }),
+      fc.record({ kind: fc.constant('delete' as const), loadNumber: fc.constantFrom(...numbers) }),
+      fc.record({ kind: fc.constant('query' as const), status: fc.option(fc.constantFrom(...statuses), { nil: undefined }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        for (const action of steps) {
+          if (action.kind === 'import') {
+            const scheduledPickupDate = action.inWindow ? '2026-06-01T00:00:00.000Z' : '2020-06-01T00:00:00.000Z';
+            await app.load('mixed', [aLoad(action.loadNumber, { status: action.status, scheduledPickupDate })]);
+          } else if (action.kind === 'delete') {
+            await psql.query("DELETE FROM loads WHERE load_number = $1::text AND customer_id = (SELECT id FROM customers WHERE code = 'mixed')", [action.loadNumber]);
+          } else {
+            const response = await app.get(`/api/v1/loads?pageSize=2${action.status ? `&status=${action.status}` : ''}`, mixedKey);
+            const { rows } = await psql.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM loads AS l JOIN customers AS c ON c.id = l.customer_id
+                WHERE c.code = 'mixed' AND l.scheduled_pickup_date >= '2025-06-15T00:00:00Z' AND ($1::text IS NULL OR l.status::text = $1::text)`,
+              [action.status ?? null],
+            );
+            expect((JSON.parse(response.payload) as LoadPage).totalCount).toBe(rows[0]!.n);
+          }
+        }
+      }),
+      { numRuns: 30 },
+    );
   });
 });
