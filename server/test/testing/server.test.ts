@@ -39,6 +39,29 @@ describe('startTestServer', () => {
     ]);
   });
 
+  it('gives one updatedAt to the rows of one importLoads call, and keeps it for rows that did not change', async () => {
+    await server.createCustomer('stamps');
+    const { key } = await server.createKey('stamps');
+    const soon = new Date(Date.now() + 86_400_000).toISOString();
+    await server.importLoads('stamps', [
+      { loadNumber: 'S1', status: 'Covered', scheduledPickupDate: soon },
+      { loadNumber: 'S2', status: 'Covered', scheduledPickupDate: soon },
+    ]);
+    const first = (await fetchJson(`${server.baseUrl}/api/v1/loads`, key)).body as { data: { loadNumber: string; updatedAt: string }[] };
+    expect(new Set(first.data.map((load) => load.updatedAt)).size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(
+      await server.importLoads('stamps', [
+        { loadNumber: 'S1', status: 'Covered', scheduledPickupDate: soon },
+        { loadNumber: 'S2', status: 'Delivered', scheduledPickupDate: soon },
+      ]),
+    ).toEqual({ inserted: 0, changed: 1, unchanged: 1 });
+    const second = (await fetchJson(`${server.baseUrl}/api/v1/loads`, key)).body as { data: { loadNumber: string; updatedAt: string }[] };
+    expect(second.data.map((load) => load.loadNumber)).toEqual(['S1', 'S2']);
+    expect(second.data[0]!.updatedAt).toBe(first.data[0]!.updatedAt);
+    expect(second.data[1]!.updatedAt > first.data[1]!.updatedAt).toBe(true);
+  });
+
   it('refuses a key once it is revoked', async () => {
     await server.createCustomer('revoked-co');
     const { id, key } = await server.createKey('revoked-co');
