@@ -11,6 +11,8 @@
 #   LOADFEED_REPORT_DIR    where the reports go (default: conformance-report)
 #   LOADFEED_NO_EXHAUST=1  skip the checks that spend the key's whole rate limit       (optional)
 #   LOADFEED_CONFORMANCE   the kit's command (default: loadfeed-conformance on PATH)
+#
+# Arguments go to the kit unchanged, e.g. `run-conformance.sh --grep rate-limit/`.
 set -euo pipefail
 
 : "${LOADFEED_BASE_URL:?set LOADFEED_BASE_URL to the deployment to test}"
@@ -27,7 +29,7 @@ fi
 
 # Keys travel in the environment only: never on a command line, where the process list shows them.
 status=0
-$kit || status=$?
+$kit "$@" || status=$?
 
 echo "run-conformance: reports in ${LOADFEED_REPORT_DIR} (html/index.html, junit.xml, report.json, exchanges.json)"
 case "$status" in

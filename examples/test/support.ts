@@ -2,11 +2,13 @@
 // user does (a child process with only the environment it is given), and what the API serves to compare.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type LoadRow } from '@loadfeed/sdk';
 import { startTestServer, type LoadInput, type TestServer } from '@loadfeed/server/testing';
@@ -15,8 +17,25 @@ import { LOAD_STATUSES, type Load } from '@loadfeed/spec';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 export const EXAMPLES = fileURLToPath(new URL('..', import.meta.url));
-/** Where npm links the kit's commands (loadfeed-server, loadfeed-conformance, loadfeed). */
-const BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
+
+/**
+ * The kit's commands on PATH, as `npm install` puts them for a user. They are small wrappers that run each
+ * package's `bin` with node: npm marks a bin executable when it links it, and in a fresh checkout that
+ * happens before `tsc -b` has written the file, so the link itself may not be runnable.
+ */
+const BIN = (() => {
+  const folder = mkdtempSync(join(tmpdir(), 'loadfeed-bin-'));
+  process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  const require = createRequire(import.meta.url);
+  for (const packageName of ['@loadfeed/server', '@loadfeed/conformance', '@loadfeed/sdk']) {
+    const manifestPath = require.resolve(`${packageName}/package.json`);
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin?: Record<string, string> };
+    for (const [command, target] of Object.entries(manifest.bin ?? {})) {
+      writeFileSync(join(folder, command), `#!/bin/sh\nexec "${process.execPath}" "${resolve(dirname(manifestPath), target)}" "$@"\n`, { mode: 0o755 });
+    }
+  }
+  return folder;
+})();
 /** A rate limit the tests never wait for. */
 const FAST_LIMIT = 1_000_000;
 
@@ -43,19 +62,21 @@ export function run(command: string, args: string[], options: { env?: Record<str
 
 export const DAY_MS = 86_400_000;
 
-/** Load n of a customer: recent and future pickups (inside the feed's window), varied values. */
-export function loadInput(n: number, overrides: Partial<LoadInput> = {}): LoadInput {
+/** Load n of a customer (load numbers carry the customer's prefix): pickups inside the feed's window, varied values. */
+function loadInput(prefix: string, n: number, overrides: Partial<LoadInput> = {}): LoadInput {
   const pickup = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS + ((n % 20) - 10) * DAY_MS);
   return {
-    loadNumber: `EX-${String(n).padStart(5, '0')}`,
+    loadNumber: `${prefix}-${String(n).padStart(5, '0')}`,
     status: LOAD_STATUSES[n % LOAD_STATUSES.length]!,
-    poNumber: n % 4 === 0 ? null : `PO-${7000 + n}`,
+    poNumber: n % 4 === 0 ? null : `${prefix}-PO-${7000 + n}`,
+    billingRefNumber: n % 5 === 0 ? null : `${prefix}-BR-${n % 3}`,
     originCity: 'Dallas',
     originState: 'TX',
     destinationCity: n % 3 === 0 ? null : 'Memphis',
     destinationState: n % 3 === 0 ? null : 'TN',
     scheduledPickupDate: pickup.toISOString(),
     scheduledPickupTime: `${String(6 + (n % 12)).padStart(2, '0')}:15`,
+    scheduledDeliveryDate: n % 3 === 0 ? null : new Date(pickup.getTime() + (1 + (n % 3)) * DAY_MS).toISOString(),
     miles: `${100 + n}.5`,
     totalCost: `${1200 + n * 3}.25`,
     ...overrides,
@@ -65,6 +86,8 @@ export function loadInput(n: number, overrides: Partial<LoadInput> = {}): LoadIn
 export interface Customer {
   code: string;
   key: string;
+  /** This customer's load n, as `customer(count)` imported it, with `overrides`. */
+  load(n: number, overrides?: Partial<LoadInput>): LoadInput;
   /** Everything the API serves this customer now, in its order. */
   served(): Promise<Load[]>;
 }
@@ -90,15 +113,17 @@ export function useReferenceServer(options: { maxPageSize?: number } = {}) {
     /** A new customer with `count` loads, imported `perWrite` at a time (each write is one updatedAt). */
     async customer(count: number, perWrite = 4): Promise<Customer> {
       const code = `X${randomBytes(4).toString('hex')}`;
+      const load = (n: number, overrides: Partial<LoadInput> = {}) => loadInput(code, n, overrides);
       await current().createCustomer(code);
       for (let from = 1; from <= count; from += perWrite) {
-        await current().importLoads(code, Array.from({ length: Math.min(perWrite, count - from + 1) }, (_, index) => loadInput(from + index)));
+        await current().importLoads(code, Array.from({ length: Math.min(perWrite, count - from + 1) }, (_, index) => load(from + index)));
       }
       const { key } = await current().createKey(code, { rateLimit: FAST_LIMIT });
       const baseUrl = current().baseUrl;
       return {
         code,
         key,
+        load,
         async served() {
           const rows: LoadRow[] = [];
           for await (const row of createClient({ baseUrl, apiKey: key }).loads({ pageSize: 100 })) rows.push(row);
@@ -126,24 +151,28 @@ export function useScratchFolder(): { readonly path: string } {
   };
 }
 
-/**
- * A deployment that fails part-way: forwards to `target`, but answers the `failAt`-th request for loads
- * (1-based) and every one after it with a 401, which no client retries. A sync through it stops after
- * `failAt - 1` pages.
- */
-export async function startFailingProxy(target: string, failAt: number): Promise<{ url: string; close(): Promise<void> }> {
+export interface ProxyFaults {
+  /** Answers the n-th request for loads (1-based) and every later one with a 401, which no client retries. */
+  refuseFrom?: number;
+  /** Rewrites every response body on its way back. */
+  alterBody?(body: string): string;
+}
+
+/** A broken deployment: the reference server behind a proxy that injects `faults`. */
+export async function startProxy(target: string, faults: ProxyFaults): Promise<{ url: string; close(): Promise<void> }> {
   let loadsRequests = 0;
   const proxy: Server = createServer((request, response) => {
     void (async () => {
-      if (request.url?.startsWith('/api/v1/loads') && ++loadsRequests >= failAt) {
+      if (request.url?.startsWith('/api/v1/loads') && faults.refuseFrom !== undefined && ++loadsRequests >= faults.refuseFrom) {
         response.writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' });
         response.end(JSON.stringify({ error: 'Invalid or missing API key' }));
         return;
       }
-      const upstream = await fetch(target + request.url, { headers: { authorization: request.headers.authorization ?? '' } });
-      const headers = Object.fromEntries([...upstream.headers].filter(([name]) => name !== 'content-encoding' && name !== 'content-length' && name !== 'transfer-encoding'));
+      const upstream = await fetch(target + request.url, { method: request.method, headers: { authorization: request.headers.authorization ?? '' } });
+      const headers = Object.fromEntries([...upstream.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name)));
+      const body = await upstream.text();
       response.writeHead(upstream.status, headers);
-      response.end(Buffer.from(await upstream.arrayBuffer()));
+      response.end(faults.alterBody ? faults.alterBody(body) : body);
     })().catch((error: unknown) => {
       response.destroy(error instanceof Error ? error : new Error(String(error)));
     });
@@ -151,7 +180,11 @@ export async function startFailingProxy(target: string, failAt: number): Promise
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
   };
 }
 

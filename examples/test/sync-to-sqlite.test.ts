@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { query } from './sqlite.js';
-import { asLoad, byLoadNumber, expectWholePagesUpTo, loadInput, newestUpdatedAt, run, startFailingProxy, useReferenceServer, useScratchFolder } from './support.js';
+import { asLoad, byLoadNumber, expectWholePagesUpTo, newestUpdatedAt, run, startProxy, useReferenceServer, useScratchFolder } from './support.js';
 
 // A small maximum page size makes every sync here take several pages.
 const reference = useReferenceServer({ maxPageSize: 5 });
@@ -36,7 +36,7 @@ describe('examples/sync-to-sqlite', () => {
     const env = { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: customer.key, SQLITE_PATH: database };
     expect((await run('node', [SCRIPT], { env })).code).toBe(0);
 
-    await reference.server.importLoads(customer.code, [loadInput(2, { status: 'Cancelled' }), loadInput(13)]);
+    await reference.server.importLoads(customer.code, [customer.load(2, { status: 'Cancelled' }), customer.load(13)]);
     const again = await run('node', [SCRIPT], { env });
 
     expect(again.code).toBe(0);
@@ -49,7 +49,7 @@ describe('examples/sync-to-sqlite', () => {
   it('a sync that fails part-way keeps whole pages with their cursor and nothing past it, and the next run completes', async () => {
     const customer = await reference.customer(24, 3);
     const database = join(scratch.path, `${customer.code}.db`);
-    const failing = await startFailingProxy(reference.server.baseUrl, 4);
+    const failing = await startProxy(reference.server.baseUrl, { refuseFrom: 4 });
     let failed;
     try {
       failed = await run('node', [SCRIPT], { env: { LOADFEED_BASE_URL: failing.url, LOADFEED_API_KEY: customer.key, SQLITE_PATH: database } });

@@ -1,0 +1,79 @@
+// examples/operator-quickstart, run as an operator runs it on an empty database: it ends with a customer,
+// a key saved to a private file (never printed), the sample loads imported and a first call that
+// returns them; the key then works against the server on that database.
+import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { startTestServer } from '@loadfeed/server/testing';
+import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import type { Load, LoadPage } from '@loadfeed/spec';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLES, byLoadNumber, run, useScratchFolder } from './support.js';
+
+const database = useTestDatabase();
+const scratch = useScratchFolder();
+
+const SAMPLE = join(EXAMPLES, 'operator-quickstart', 'sample-loads.ndjson');
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The sample loads the feed serves today: those picking up within the last 12 months, or later. */
+async function sampleInWindow(): Promise<Omit<Load, 'updatedAt'>[]> {
+  const today = new Date();
+  const cutoff = Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), today.getUTCDate());
+  const lines = (await readFile(SAMPLE, 'utf8')).split('\n').filter((line) => line !== '');
+  return lines.map((line) => JSON.parse(line) as Omit<Load, 'updatedAt'>).filter((load) => Date.parse(load.scheduledPickupDate!) >= cutoff);
+}
+
+const withoutUpdatedAt = ({ updatedAt: _updatedAt, ...load }: Load) => load;
+
+describe('examples/operator-quickstart', () => {
+  it('goes from an empty database to a customer, a private key file, imported loads and a first curl that returns them', async () => {
+    const port = await freePort();
+
+    const result = await run('bash', [join(EXAMPLES, 'operator-quickstart', 'quickstart.sh')], {
+      cwd: scratch.path,
+      env: { DATABASE_URL: database.url, PORT: String(port) },
+    });
+
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const keyFile = join(scratch.path, 'acme.key');
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    const key = await readFile(keyFile, 'utf8');
+    expect(key).toMatch(/^lf_live_\S+$/);
+    expect(result.stdout + result.stderr).not.toContain(key);
+
+    const expected = await sampleInWindow();
+    expect(expected.length).toBeGreaterThan(0);
+    const firstCall = result.stdout.split('\n').find((line) => line.startsWith('{"data"'));
+    expect(firstCall, result.stdout).toBeDefined();
+    const page = JSON.parse(firstCall!) as LoadPage;
+    expect(page.totalCount).toBe(expected.length);
+    expect(page.pageSize).toBe(3);
+    for (const load of page.data) expect(expected).toContainEqual(withoutUpdatedAt(load));
+
+    // The server the operator started is stopped; the key and the loads stay in the database.
+    const server = await startTestServer({ databaseUrl: database.url });
+    try {
+      const response = await fetch(`${server.baseUrl}/api/v1/loads?pageSize=100`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      const all = (await response.json()) as LoadPage;
+      expect(byLoadNumber(all.data.map(withoutUpdatedAt))).toEqual(byLoadNumber(expected));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('without DATABASE_URL it stops before doing anything, naming the variable', async () => {
+    const result = await run('bash', [join(EXAMPLES, 'operator-quickstart', 'quickstart.sh')], { cwd: scratch.path });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/DATABASE_URL: set DATABASE_URL to an empty PostgreSQL database/);
+  });
+});
