@@ -80,8 +80,6 @@ ${COMMON_HELP}`,
 
     const signal = await stopRequested;
     say([`loadfeed-server: ${signal} received, stopping (requests in flight may finish)`]);
-    // A second signal means "now": the embedded PostgreSQL host stops itself cleanly when this process ends.
-    onSignals(() => process.exit(130));
     await stopAll(server, pool, postgres);
     say(['loadfeed-server: stopped']);
   },
@@ -94,11 +92,21 @@ async function stopAll(server: Server | undefined, pool: pg.Pool | undefined, po
   await postgres?.stop();
 }
 
-/** Resolves with the first shutdown signal, which no longer ends the process by default. */
+/**
+ * Resolves with the first shutdown signal, which then no longer ends the process by default. A second
+ * signal means "now": the process exits at once, and the embedded PostgreSQL's host, which notices,
+ * stops it cleanly.
+ */
 function signalled(): Promise<string> {
-  return new Promise((resolve) => onSignals(resolve));
+  return new Promise((resolve) =>
+    onSignals((signal) => {
+      onSignals(() => process.exit(130));
+      resolve(signal);
+    }),
+  );
 }
 
+/** `start` owns the process's signals: no other listener may end it before the shutdown order is kept. */
 function onSignals(listener: (signal: string) => void): void {
   for (const name of SHUTDOWN_SIGNALS) {
     process.removeAllListeners(name);
