@@ -9,9 +9,13 @@ const { reportDir } = readOptions();
 const EXHAUST_CHECK = '**/rate-limit/exhaust.spec.ts';
 const viaCli = process.env[ENV.cli] === '1';
 
+// This file runs as source (a checkout) or compiled in dist/ (the bin, an installed kit): name its modules alike.
+const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+const reporter = `./src/reporter${extension}`;
+
 const reporters: ReporterDescription[] = [
-  viaCli ? ['./src/reporter.ts', { lines: true }] : ['list'],
-  ...(viaCli ? [] : [['./src/reporter.ts', { lines: false }] as ReporterDescription]),
+  viaCli ? [reporter, { lines: true }] : ['list'],
+  ...(viaCli ? [] : [[reporter, { lines: false }] as ReporterDescription]),
   ['html', { outputFolder: join(reportDir, 'html'), open: 'never' }],
   ['junit', { outputFile: join(reportDir, 'junit.xml') }],
   ['json', { outputFile: join(reportDir, 'report.json') }],
@@ -20,7 +24,7 @@ const reporters: ReporterDescription[] = [
 export default defineConfig({
   testDir: './tests',
   outputDir: join(reportDir, 'test-results'),
-  globalSetup: './src/global-setup.ts',
+  globalSetup: `./src/global-setup${extension}`,
   workers: 1,
   fullyParallel: false,
   retries: 0,

@@ -3,7 +3,8 @@
 // (0 every required check passed, 1 a required check failed, 2 bad usage or an unreachable deployment).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { OPENAPI_PATH } from '@loadfeed/spec';
@@ -73,14 +74,25 @@ async function reach(baseUrl: string): Promise<void> {
 }
 
 function runPlaywright(env: NodeJS.ProcessEnv, grep: string | undefined): Promise<number> {
-  const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+  // This file is dist/src/cli.js; the compiled config and checks sit beside it in dist/.
+  const compiled = join(dirname(fileURLToPath(import.meta.url)), '..');
   const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  const args = [playwright, 'test', '--config', join(packageRoot, 'playwright.config.ts'), ...(grep === undefined ? [] : ['--grep', grep])];
+  const args = [playwright, 'test', '--config', join(compiled, 'playwright.config.js'), ...(grep === undefined ? [] : ['--grep', grep])];
   return new Promise((done, failed) => {
-    const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: packageRoot });
+    const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: compiled });
     child.on('error', failed);
     child.on('exit', (code) => done(code ?? 1));
   });
+}
+
+/** How many checks the JSON report says ran (passed, failed or skipped); 0 when there is no report. */
+function checksRun(reportDir: string): number {
+  try {
+    const { stats } = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { stats: Record<string, number> };
+    return (stats.expected ?? 0) + (stats.unexpected ?? 0) + (stats.skipped ?? 0) + (stats.flaky ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 async function main(): Promise<number> {
@@ -95,9 +107,13 @@ async function main(): Promise<number> {
     return 2;
   }
   const code = await runPlaywright(run.env, run.grep);
-  const fatal = ExchangeLog.open(exchangeLogPath(resolve(run.options.reportDir))).fatal;
+  const fatal = ExchangeLog.open(exchangeLogPath(run.options.reportDir)).fatal;
   if (fatal) {
     console.error(`loadfeed-conformance: ${fatal}`);
+    return 2;
+  }
+  if (run.grep !== undefined && checksRun(run.options.reportDir) === 0) {
+    console.error(`loadfeed-conformance: no check matches --grep ${run.grep}`);
     return 2;
   }
   return code === 0 ? 0 : 1;

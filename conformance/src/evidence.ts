@@ -1,5 +1,6 @@
 // Every exchange of a run, recorded with the key masked: the cache that lets one response serve many checks,
 // the ledger the budget paces from, and the evidence a failure and the HTML report show.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Violation } from '@loadfeed/spec';
@@ -42,13 +43,18 @@ export function excerpt(text: string, length = EXCERPT_LENGTH): string {
   return text.length <= length ? text : `${text.slice(0, length)}… (${text.length} characters in all)`;
 }
 
-/** Masks the credential of an Authorization value: the scheme and a short, non-secret start stay visible. */
+/**
+ * Masks the credential of an Authorization value: the scheme, a short non-secret start and a 24-bit
+ * fingerprint stay visible, so that two keys can be told apart in the evidence (and in the run's cache)
+ * while nothing of use to an attacker is written down.
+ */
 export function maskAuthorization(value: string): string {
   const match = /^(\S+)(\s+)(.*)$/s.exec(value);
   const [scheme, gap, credential] = match ? [match[1]!, match[2]!, match[3]!] : ['', '', value];
   if (credential.length === 0) return value;
   const visible = credential.startsWith('lf_live_') ? 'lf_live_' : credential.slice(0, Math.min(3, Math.floor(credential.length / 4)));
-  return `${scheme}${gap}${visible}…(${credential.length} characters, masked)`;
+  const fingerprint = createHash('sha256').update(credential).digest('hex').slice(0, 6);
+  return `${scheme}${gap}${visible}…(${credential.length} characters, masked, #${fingerprint})`;
 }
 
 /** The run's exchanges in a JSON file, so that a restarted worker keeps the cache and the pacing state. */

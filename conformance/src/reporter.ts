@@ -14,7 +14,7 @@ const LABEL: Record<Outcome, string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP
 /** The group of a check: the folder of its spec file under tests/ (the check is declared in src/kit.ts). */
 function groupOf(test: TestCase): string {
   for (let suite: Suite | undefined = test.parent; suite; suite = suite.parent) {
-    if (suite.type === 'file') return basename(dirname(suite.location?.file ?? suite.title));
+    if (suite.type === 'file') return basename(dirname(suite.title));
   }
   return '';
 }

@@ -48,6 +48,14 @@ describe('exit code 2: bad usage or a deployment the kit cannot use, with a one-
     expect(oneLine(run.stderr)).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
   });
 
+  it('when --grep matches no check', async () => {
+    const reportDir = await mkdtemp(join(tmpdir(), 'loadfeed-kit-'));
+    const run = await runCli(['--base-url', server.baseUrl, '--report-dir', reportDir, '--grep', 'no-such-check'], { LOADFEED_API_KEY: keys.primary });
+    await rm(reportDir, { recursive: true, force: true });
+    expect(run.exitCode).toBe(2);
+    expect(oneLine(run.stderr)).toMatch(/no check matches --grep no-such-check/);
+  });
+
   it('when the deployment refuses the key', async () => {
     const reportDir = await mkdtemp(join(tmpdir(), 'loadfeed-kit-'));
     const run = await runCli(['--base-url', server.baseUrl, '--report-dir', reportDir], { LOADFEED_API_KEY: keys.revoked });

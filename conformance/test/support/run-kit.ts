@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { levelOf, outcomeOf, type Annotation, type Outcome } from '../../src/outcome.js';
 import type { Keys } from './deployment.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
 export interface CheckResult {
   title: string;
