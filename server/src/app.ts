@@ -77,20 +77,25 @@ export async function createServer(config: Config, { pool, logger, clock = () =>
 function keepFeedIndexFresh(server: Hapi.Server, pool: pg.Pool, clock: Clock, logger: Logger): void {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
+  let stopping = new AbortController();
   const check = () => {
-    running = keepFeedIndexCurrent(pool, clock()).then(
+    running = keepFeedIndexCurrent(pool, clock(), { signal: stopping.signal }).then(
       ({ current, rebuilt }) => rebuilt && logger.info({ index: current }, 'feed index renewed'),
-      (error: unknown) => logger.warn({ err: error }, 'feed index upkeep failed; the next check retries'),
+      (error: unknown) =>
+        stopping.signal.aborted || logger.warn({ err: error }, 'feed index upkeep failed; the next check retries'),
     );
   };
   server.ext('onPostStart', () => {
+    stopping = new AbortController();
     check();
     timer = setInterval(check, FEED_INDEX_CHECK_MS);
     timer.unref();
   });
-  // The pool closes after the server stops, so a check under way finishes first.
+  // A build under way is cancelled, not awaited: it can take minutes, and the next start redoes it.
+  // The pool closes after the server stops, so the cancelled check ends first.
   server.ext('onPreStop', async () => {
     clearInterval(timer);
+    stopping.abort();
     await running;
   });
 }

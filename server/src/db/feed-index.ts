@@ -26,17 +26,28 @@ export interface FeedIndexUpkeep {
   rebuilt: boolean;
 }
 
+export interface UpkeepOptions {
+  /** Cancels a build under way (a server stopping need not wait minutes for it); the next run redoes it. */
+  signal?: AbortSignal;
+}
+
 /**
  * Makes sure the feed index for `now`'s cutoff exists and drops older ones. Cheap when nothing is due
  * (one catalog query). Returns without waiting when another instance holds the upkeep lock.
  */
-export async function keepFeedIndexCurrent(pool: pg.Pool, now: Date): Promise<FeedIndexUpkeep> {
+export async function keepFeedIndexCurrent(pool: pg.Pool, now: Date, { signal }: UpkeepOptions = {}): Promise<FeedIndexUpkeep> {
   const wanted = indexName(feedIndexCutoff(now));
   const existing = await feedIndexes(pool);
   if (existing.length === 1 && existing[0]?.name === wanted && existing[0].valid) return { current: wanted, rebuilt: false };
   // CREATE INDEX CONCURRENTLY cannot run in a transaction, so this holds one session for the whole job.
   const client = await pool.connect();
+  const { rows: session } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const cancel = () => {
+    pool.query('SELECT pg_cancel_backend($1::integer)', [session[0]!.pid]).catch(() => {});
+  };
+  signal?.addEventListener('abort', cancel, { once: true });
   try {
+    signal?.throwIfAborted();
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [UPKEEP_LOCK]);
     if (!rows[0]?.locked) return { current: existing.at(-1)?.name ?? wanted, rebuilt: false };
     try {
@@ -62,6 +73,7 @@ export async function keepFeedIndexCurrent(pool: pg.Pool, now: Date): Promise<Fe
       await client.query('SELECT pg_advisory_unlock($1::bigint)', [UPKEEP_LOCK]);
     }
   } finally {
+    signal?.removeEventListener('abort', cancel);
     client.release();
   }
 }

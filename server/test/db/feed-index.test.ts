@@ -71,4 +71,33 @@ describe('the feed index', () => {
     const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${LIST_LOADS_SQL}`, parameters);
     expect(nodesOf(rows[0]!['QUERY PLAN'][0].Plan).some((node) => node['Index Name'] === renewed.current)).toBe(true);
   });
+
+  it('cancels a renewal under way when asked (a server stopping), and the next run replaces what it left', async () => {
+    const due = new Date(Date.now() + 124 * 86_400_000);
+    // A transaction that wrote to loads and stays open holds a concurrent index build in its wait.
+    const writer = await app.pool.connect();
+    await writer.query('BEGIN');
+    await writer.query('UPDATE loads SET status = status WHERE id = (SELECT min(id) FROM loads)');
+    const stopping = new AbortController();
+    const renewal = keepFeedIndexCurrent(app.pool, due, { signal: stopping.signal });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      stopping.abort();
+      await expect(renewal).rejects.toThrow(/cancel/i);
+      // What an interrupted concurrent build leaves: an invalid index under the new name.
+      const { rows: left } = await app.pool.query<{ valid: boolean }>(
+        "SELECT i.indisvalid AS valid FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid WHERE c.relname = 'loads_feed_since_' || to_char($1::date, 'YYYY_MM_DD')",
+        [feedIndexCutoff(due).toISOString().slice(0, 10)],
+      );
+      expect(left).toEqual([{ valid: false }]);
+    } finally {
+      await writer.query('ROLLBACK');
+      writer.release();
+    }
+    const renewed = await keepFeedIndexCurrent(app.pool, due);
+    expect(renewed.rebuilt).toBe(true);
+    expect(await feedIndexes()).toEqual([renewed.current]);
+    const { rows } = await app.pool.query<{ valid: boolean }>('SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = $1::regclass', [renewed.current]);
+    expect(rows[0]!.valid).toBe(true);
+  });
 });
