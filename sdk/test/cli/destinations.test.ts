@@ -1,0 +1,122 @@
+// The two places `loadfeed sync` writes to, on their own: what a crash or a kill can leave behind and
+// what the next run makes of it.
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openNdjsonDestination } from '../../src/cli/ndjson-destination.js';
+import { openSqliteDestination } from '../../src/cli/sqlite-destination.js';
+import type { LoadRow } from '../../src/index.js';
+import { readNdjson, readSqlite } from './copies.js';
+import { useScratchFolder } from './run-cli.js';
+
+const scratch = useScratchFolder();
+
+function row(n: number, updatedAt: string, overrides: Partial<LoadRow> = {}): LoadRow {
+  return {
+    loadNumber: `L${n}`,
+    poNumber: null,
+    billingRefNumber: null,
+    originCity: 'Dallas',
+    originState: 'TX',
+    originZip: null,
+    originWarehouse: null,
+    destinationCity: null,
+    destinationState: null,
+    destinationZip: null,
+    destinationWarehouse: null,
+    status: 'Available',
+    scheduledPickupDate: '2026-11-29T00:00:00.000Z',
+    scheduledPickupTime: null,
+    scheduledDeliveryDate: null,
+    scheduledDeliveryTime: null,
+    tenderedDate: null,
+    actualPickupDate: null,
+    actualDeliveryDate: null,
+    requestedDeliveryDate: null,
+    miles: '1234.50',
+    totalCost: null,
+    updatedAt,
+    ...overrides,
+  };
+}
+
+const T1 = '2026-11-22T01:00:00.000Z';
+const T2 = '2026-11-22T02:00:00.000Z';
+
+describe('the NDJSON file', () => {
+  it('holds one line per load after a run that updated loads it already had, the newest version of each', async () => {
+    const path = join(scratch.path, 'upsert.ndjson');
+    const first = await openNdjsonDestination(path, `${path}.state.json`);
+    await first.upsert([row(1, T1), row(2, T1)]);
+    await first.cursorStore.save(T1);
+    await first.close();
+
+    const second = await openNdjsonDestination(path, `${path}.state.json`);
+    await second.upsert([row(2, T2, { status: 'Delivered' }), row(3, T2)]);
+    await second.cursorStore.save(T2);
+    await second.close();
+
+    expect(await readNdjson(path)).toEqual([row(1, T1), row(2, T2, { status: 'Delivered' }), row(3, T2)]);
+    expect(await second.cursorStore.load()).toBe(T2);
+  });
+
+  it('a run killed before it compacted leaves duplicate lines that the next run removes', async () => {
+    const path = join(scratch.path, 'killed.ndjson');
+    await writeFile(path, [row(1, T1), row(2, T1), row(1, T2, { miles: '9.5' })].map((load) => `${JSON.stringify(load)}\n`).join(''));
+
+    const next = await openNdjsonDestination(path, `${path}.state.json`);
+    await next.close();
+
+    expect(await readNdjson(path)).toEqual([row(1, T2, { miles: '9.5' }), row(2, T1)]);
+  });
+
+  it('a line cut short by a crash is dropped (its cursor was never saved) and the next page starts on a line of its own', async () => {
+    const path = join(scratch.path, 'torn.ndjson');
+    await writeFile(path, `${JSON.stringify(row(1, T1))}\n`);
+    await appendFile(path, JSON.stringify(row(2, T2)).slice(0, 40));
+
+    const next = await openNdjsonDestination(path, `${path}.state.json`);
+    await next.upsert([row(2, T2)]);
+    await next.close();
+
+    expect(await readNdjson(path)).toEqual([row(1, T1), row(2, T2)]);
+    expect((await readFile(path, 'utf8')).endsWith('\n')).toBe(true);
+  });
+
+  it('a file that is not NDJSON is left alone, with the line that is not JSON named', async () => {
+    const path = join(scratch.path, 'notes.ndjson');
+    await writeFile(path, `${JSON.stringify(row(1, T1))}\nmy notes\n`);
+
+    await expect(openNdjsonDestination(path, `${path}.state.json`)).rejects.toThrow(`${path} line 2 is not JSON`);
+    expect(await readFile(path, 'utf8')).toBe(`${JSON.stringify(row(1, T1))}\nmy notes\n`);
+  });
+});
+
+describe('the SQLite database', () => {
+  it('commits a page\'s rows and the cursor together: before the cursor is saved, another connection sees neither', async () => {
+    const path = join(scratch.path, 'together.db');
+    const destination = await openSqliteDestination(path);
+    await destination.upsert([row(1, T1), row(2, T1)]);
+    await destination.cursorStore.save(T1);
+
+    await destination.upsert([row(3, T2), row(1, T2, { status: 'Delivered' })]);
+    expect(readSqlite(path)).toEqual({ loads: [row(1, T1), row(2, T1)], cursor: T1 });
+
+    await destination.cursorStore.save(T2);
+    expect(readSqlite(path)).toEqual({ loads: [row(1, T2, { status: 'Delivered' }), row(2, T1), row(3, T2)], cursor: T2 });
+    await destination.close();
+  });
+
+  it('keeps decimal strings as written and the cursor across runs', async () => {
+    const path = join(scratch.path, 'again.db');
+    const first = await openSqliteDestination(path);
+    await first.upsert([row(1, T1, { miles: '0.10', totalCost: '1200.00' })]);
+    await first.cursorStore.save(T1);
+    await first.close();
+
+    const second = await openSqliteDestination(path);
+    expect(await second.cursorStore.load()).toBe(T1);
+    await second.close();
+    expect(readSqlite(path).loads[0]).toMatchObject({ miles: '0.10', totalCost: '1200.00' });
+  });
+});
