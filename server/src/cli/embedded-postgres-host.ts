@@ -3,7 +3,7 @@
 // keeps serving the requests `start` is still finishing, and stops only when `start` says so.
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 
-export type HostMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string } | { type: 'stopped' };
+export type HostMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
 export type HostCommand = { type: 'stop' };
 
 const dataDir = process.argv[2];
@@ -16,21 +16,27 @@ if (!dataDir || !process.send) {
   process.exit(2);
 }
 
+// PostgreSQL's own last words, for when it does not start: the reason is in its log, not in the error.
+let lastLogLine = '';
+const onLog = (message: string): void => {
+  const line = message.trim().split('\n').at(-1);
+  // Without its "2026-11-22 04:44:14.967 UTC [31076] " prefix.
+  if (line) lastLogLine = line.replace(/^\d{4}-\d{2}-\d{2} [\d:.]+ \S+ \[\d+\] /, '');
+};
+
 try {
-  const postgres = await startEmbeddedPostgres({ dataDir });
+  const postgres = await startEmbeddedPostgres({ dataDir, onLog });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopping ??= postgres.stop());
   process.on('message', (command: HostCommand) => {
     if (command.type !== 'stop') return;
-    void stop().then(() => {
-      send({ type: 'stopped' });
-      process.disconnect();
-    });
+    void stop().then(() => process.disconnect());
   });
   // `start` died without asking (killed, crashed): stop PostgreSQL cleanly rather than orphan it.
   process.on('disconnect', () => void stop());
   send({ type: 'ready', url: postgres.url });
 } catch (error) {
-  send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  const message = error instanceof Error && error.message ? error.message : lastLogLine || 'no reason given';
+  send({ type: 'failed', message });
   process.disconnect();
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -160,6 +160,28 @@ describe('loadfeed-server start with DATABASE_URL', () => {
     } finally {
       first.child.kill('SIGTERM');
       await first.exit;
+    }
+  }, 60_000);
+});
+
+describe('loadfeed-server start on a data folder it cannot run', () => {
+  it('exits 1 with PostgreSQL\'s reason on one line', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loadfeed-start-broken-'));
+    await chmod(folder, 0o755);
+    try {
+      const embedded = join(folder, 'embedded-postgres');
+      await mkdir(join(embedded, 'postgres'), { recursive: true });
+      await writeFile(join(embedded, 'postgres', 'PG_VERSION'), '99\n');
+      await writeFile(join(embedded, 'credentials.json'), JSON.stringify({ password: 'unused' }));
+      const child = spawn(process.execPath, [CLI, 'start'], { env: cliEnv({ LOADFEED_DATA_DIR: folder, PORT: '0' }), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      expect(await exited(child)).toBe(1);
+      expect(stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(/^loadfeed-server: the embedded PostgreSQL in .* did not start: .*postgresql\.conf.*No such file or directory$/),
+      ]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
     }
   }, 60_000);
 });
