@@ -67,7 +67,7 @@ ${COMMON_HELP}`,
       say([
         `loadfeed-server: listening on ${baseUrl}`,
         postgres
-          ? `  database: embedded PostgreSQL in ${embeddedDir}${fresh ? ` (new: migrated, with demo customer "${DEMO_CUSTOMER.code}" and ${DEMO_LOADS} loads)` : ' (reused)'}`
+          ? `  database: embedded PostgreSQL in ${embeddedDir}, on 127.0.0.1:${new URL(postgres.url).port}${fresh ? ` (new: migrated, with demo customer "${DEMO_CUSTOMER.code}" and ${DEMO_LOADS} loads)` : ' (reused)'}`
           : '  database: DATABASE_URL',
         '',
         ...(demoKey ? demoKeyLines(demoKey, baseUrl) : postgres ? ['The demo key was shown at the first start; for another: npm start -- --new-demo-key', ''] : []),
