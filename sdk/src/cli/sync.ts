@@ -76,12 +76,18 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 interrupted
       });
     } catch (error) {
       view.finish();
+      if (!context.signal.aborted) {
+        // The sync's failure is the one to report; closing only keeps what is already whole.
+        await destination.close().catch(() => {});
+        throw error;
+      }
       const cursor = await destination.cursorStore.load();
       await destination.close();
-      if (context.signal.aborted) {
-        throw new Interrupted(cursor === undefined ? 'interrupted before the first page was saved; the next run starts from the beginning' : `interrupted; stopped cleanly at cursor ${cursor}, the next run resumes from there`);
-      }
-      throw error;
+      throw new Interrupted(
+        cursor === undefined
+          ? 'interrupted before the first page was saved; the next run starts from the beginning'
+          : `interrupted; stopped cleanly at cursor ${cursor}, the next run resumes from there`,
+      );
     }
     view.finish();
     await destination.close();

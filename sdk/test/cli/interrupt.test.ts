@@ -20,7 +20,8 @@ describe.each(DESTINATIONS)('Ctrl-C during loadfeed sync into $name', (destinati
     sync.child.kill('SIGINT');
     const stopped = await sync.done;
 
-    expect(Date.now() - interruptedAt).toBeLessThan(5_000);
+    // At once: not after the minute-long wait for quota it was in (a loaded CI machine gets some slack).
+    expect(Date.now() - interruptedAt).toBeLessThan(20_000);
     expect(stopped.code).toBe(130);
     const reason = /^loadfeed: interrupted; stopped cleanly at cursor (\S+), the next run resumes from there$/m.exec(stopped.stderr);
     expect(reason, stopped.stderr).not.toBeNull();
