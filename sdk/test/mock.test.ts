@@ -114,3 +114,21 @@ describe('the mock API', () => {
     expect(() => mock.upsert([loadInput(1, { miles: 'far' })])).toThrow(/miles/);
   });
 });
+
+describe('the mock through msw', () => {
+  it('answers intercepted requests as its fetch does (setupServer, as a customer wires it)', async () => {
+    const { setupServer } = await import('msw/node');
+    const mock = createMockApi({ loads: loadInputs(3) });
+    const server = setupServer(...mock.handlers);
+    server.listen({ onUnhandledRequest: 'error' });
+    try {
+      const response = await fetch(`${mock.baseUrl}/api/v1/loads?pageSize=2`, { headers: { Authorization: `Bearer ${MOCK_API_KEY}` } });
+      const body: unknown = await response.json();
+      expect(checkResponse({ status: response.status, headers: response.headers, body })).toEqual([]);
+      expect(body).toMatchObject({ pageSize: 2, totalCount: 3, hasMore: true });
+      expect((await fetch(`${mock.baseUrl}/api/v1/openapi.json`)).status).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+});

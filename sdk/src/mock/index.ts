@@ -3,7 +3,7 @@
 // 400/401/429 with SPEC's bodies — so that sync code can be tested offline, and the dataset can change
 // between two requests to reproduce page skew.
 import { randomUUID } from 'node:crypto';
-import { http, HttpResponse, getResponse, type HttpHandler } from 'msw';
+import { http, type HttpHandler } from 'msw';
 import { DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, openApiDocument, type Load, type LoadPage } from '@loadfeed/spec';
 import { systemClock, type Clock } from '../clock.js';
 import { createDataset, type Dataset, type LoadInput, type StoredLoad, type WriteSummary } from './dataset.js';
@@ -146,40 +146,51 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
   }
 
   function respond(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-    return HttpResponse.json(body as Record<string, unknown>, {
+    return new Response(JSON.stringify(body), {
       status,
-      headers: { ...headers, 'X-Request-Id': randomUUID(), Date: new Date(serverNow()).toUTCString() },
+      headers: {
+        'Content-Type': 'application/json',
+        ...headers,
+        'X-Request-Id': randomUUID(),
+        Date: new Date(serverNow()).toUTCString(),
+      },
     });
   }
 
-  const handlers: HttpHandler[] = [
-    http.get(`${baseUrl}${OPENAPI_PATH}`, () => respond(200, openApiDocument)),
-    http.get(`${baseUrl}${LIST_LOADS_PATH}`, async ({ request }) => {
-      await hook?.(request);
-      stats.requests += 1;
-      const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
-      const key = match?.[1];
-      if (key === undefined || !Object.hasOwn(keys, key)) {
-        return respond(401, { error: 'A valid API key is required: send Authorization: Bearer <key>' }, { 'WWW-Authenticate': 'Bearer' });
-      }
-      const limit = keys[key]!.rateLimit ?? defaultLimit;
-      const decision = rateWindow.count(key, limit, serverNow());
-      if (!decision.admitted) {
-        stats.rateLimited += 1;
-        return respond(429, { error: 'Rate limit exceeded; retry after the number of seconds in Retry-After' }, decision.headers);
-      }
-      const parsed = parseQuery(new URL(request.url).searchParams, { pageSize: DEFAULT_PAGE_SIZE, maxPageSize });
-      if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
-      return respond(200, page(parsed.query), decision.headers);
-    }),
-  ];
+  async function listLoads(request: Request): Promise<Response> {
+    await hook?.(request);
+    stats.requests += 1;
+    const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+    const key = match?.[1];
+    if (key === undefined || !Object.hasOwn(keys, key)) {
+      return respond(401, { error: 'A valid API key is required: send Authorization: Bearer <key>' }, { 'WWW-Authenticate': 'Bearer' });
+    }
+    const limit = keys[key]!.rateLimit ?? defaultLimit;
+    const decision = rateWindow.count(key, limit, serverNow());
+    if (!decision.admitted) {
+      stats.rateLimited += 1;
+      return respond(429, { error: 'Rate limit exceeded; retry after the number of seconds in Retry-After' }, decision.headers);
+    }
+    const parsed = parseQuery(new URL(request.url).searchParams, { pageSize: DEFAULT_PAGE_SIZE, maxPageSize });
+    if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
+    return respond(200, page(parsed.query), decision.headers);
+  }
+
+  // One answer per path, reached both through msw (handlers) and directly (fetch), so that a test that
+  // needs no interception pays nothing for it.
+  const routes = new Map<string, (request: Request) => Response | Promise<Response>>([
+    [OPENAPI_PATH, () => respond(200, openApiDocument)],
+    [LIST_LOADS_PATH, listLoads],
+  ]);
+  const handlers: HttpHandler[] = [...routes].map(([path, answer]) => http.get(`${baseUrl}${path}`, ({ request }) => answer(request)));
 
   return {
     baseUrl,
     handlers,
     async fetch(request) {
-      const response = await getResponse(handlers, request);
-      return response ?? respond(404, { error: 'Not found' });
+      const url = new URL(request.url);
+      const answer = url.origin === new URL(baseUrl).origin && request.method === 'GET' ? routes.get(url.pathname) : undefined;
+      return answer ? answer(request) : respond(404, { error: 'Not found' });
     },
     upsert: (loads) => dataset.upsert(loads),
     remove: (loadNumbers) => dataset.remove(loadNumbers),
