@@ -7,15 +7,25 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU milliseconds the server process spent per request. */
+  serverCpuMsPerRequest: number;
   /** Responses other than 2xx, errors and timeouts: a measurement with any is not comparable. */
   failures: number;
 }
 
-export async function measureLoad(url: string, key: string, { seconds, warmupSeconds }: { seconds: number; warmupSeconds: number }): Promise<LoadResult> {
+export async function measureLoad(
+  url: string,
+  key: string,
+  serverCpuMs: () => number,
+  { seconds, warmupSeconds }: { seconds: number; warmupSeconds: number },
+): Promise<LoadResult> {
   const headers = { authorization: `Bearer ${key}` };
   await autocannon({ url, connections: CONNECTIONS, duration: warmupSeconds, headers });
+  const cpuBefore = serverCpuMs();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  const cpuAfter = serverCpuMs();
   return {
+    serverCpuMsPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total),
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -34,6 +44,7 @@ export function medianResult(rounds: readonly LoadResult[]): LoadResult {
     requestsPerSecond: median((result) => result.requestsPerSecond),
     p50Ms: median((result) => result.p50Ms),
     p99Ms: median((result) => result.p99Ms),
+    serverCpuMsPerRequest: median((result) => result.serverCpuMsPerRequest),
     failures: rounds.reduce((sum, result) => sum + result.failures, 0),
   };
 }

@@ -64,7 +64,7 @@ try {
       ] as const) {
         const server = await startServerProcess(script, [...args], env);
         try {
-          const result = await measureLoad(`${server.baseUrl}${path}`, key, { seconds, warmupSeconds: 2 });
+          const result = await measureLoad(`${server.baseUrl}${path}`, key, server.cpuMs, { seconds, warmupSeconds: 2 });
           if (result.failures > 0) log(`  warning: ${name} had ${result.failures} failed requests at ${label}`);
           rounds[name].push(result);
         } finally {
@@ -94,12 +94,13 @@ try {
   };
   const steps = await authAndRateLimitCost(pool, key, AUTH_ITERATIONS);
 
-  const widths = [26, 12, 12, 8];
+  const widths = [32, 12, 12, 8];
   log(row(['', 'ours', 'baseline', 'ratio'], widths));
   for (const [label, { ours, baseline }] of Object.entries(results)) {
     log(row([`${label}: requests/s`, ours.requestsPerSecond, baseline.requestsPerSecond, ours.requestsPerSecond / baseline.requestsPerSecond], widths));
     log(row([`${label}: p50 ms`, ours.p50Ms, baseline.p50Ms, ours.p50Ms / baseline.p50Ms], widths));
     log(row([`${label}: p99 ms`, ours.p99Ms, baseline.p99Ms, ours.p99Ms / baseline.p99Ms], widths));
+    log(row([`${label}: server CPU ms/req`, ours.serverCpuMsPerRequest, baseline.serverCpuMsPerRequest, ours.serverCpuMsPerRequest / baseline.serverCpuMsPerRequest], widths));
   }
   log(row(['full sweep DB time, s', sweep.ours / 1000, sweep.baseline / 1000, sweep.baseline / sweep.ours], widths));
   log(row(['DB time page 1, ms', perPage.first[0]!, perPage.first[1]!, perPage.first[1]! / perPage.first[0]!], widths));

@@ -2,12 +2,31 @@
 // stopped after each measurement.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 
 const READY = /listening on (http:\/\/[^\s]+)/;
 
 export interface RunningServer {
   baseUrl: string;
+  /**
+   * CPU milliseconds (user + system) the process has used so far, from /proc on Linux (NaN elsewhere):
+   * unlike throughput, the cost per request hardly moves when other work shares the machine.
+   */
+  cpuMs(): number;
   stop(): Promise<void>;
+}
+
+/** Clock ticks per second of /proc's counters: 100 on Linux. */
+const TICKS_PER_SECOND = 100;
+
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    // Fields after the command name (which may hold spaces) start at the state, field 3; utime and stime are 14 and 15.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Runs `node <script> <args>` and resolves once it prints that it listens. */
@@ -27,6 +46,7 @@ export async function startServerProcess(script: string, args: string[], env: No
   });
   return {
     baseUrl,
+    cpuMs: () => cpuMsOf(child.pid),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exit;
