@@ -1,12 +1,13 @@
 // What the `loadfeed` commands share: their shape, strict flag parsing, where the deployment and the key
 // come from, and the two failures a command raises on purpose (usage: exit 2, anything else: exit 1).
+import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export interface CliContext {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
-  /** Aborts on Ctrl-C: every request and every wait stops, and the command ends cleanly. */
+  /** Aborts on Ctrl-C or SIGTERM (its reason is the signal's name): every request and wait stops, the command ends cleanly. */
   signal: AbortSignal;
 }
 
@@ -22,8 +23,8 @@ export const EXIT_CODES = {
   ok: 0,
   failure: 1,
   usage: 2,
-  /** 128 + SIGINT, what shells report for a Ctrl-C. */
-  interrupted: 130,
+  /** 128 + SIGINT, what shells report for a Ctrl-C (a SIGTERM gives 128 + 15). */
+  interrupted: 128 + constants.signals.SIGINT,
 } as const;
 
 /** A failure the user can act on: one line on stderr, exit code 1. */
@@ -41,10 +42,14 @@ export class UsageError extends CliError {
   }
 }
 
-/** Ctrl-C: the command stopped where the user asked, with everything saved. */
+/** Ctrl-C or SIGTERM: the command stopped where it was asked to, with everything saved; exit 128 + the signal's number. */
 export class Interrupted extends CliError {
-  override readonly exitCode = EXIT_CODES.interrupted;
+  override readonly exitCode: number;
   override name = 'Interrupted';
+  constructor(message: string, signal: unknown) {
+    super(message);
+    this.exitCode = signal === 'SIGTERM' ? 128 + constants.signals.SIGTERM : EXIT_CODES.interrupted;
+  }
 }
 
 export const ENV_BASE_URL = 'LOADFEED_BASE_URL';

@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// The `loadfeed` executable. The first Ctrl-C aborts the running command, which stops cleanly and
-// exits 130; a second one ends the process at once.
-import { EXIT_CODES } from './command.js';
+// The `loadfeed` executable. Ctrl-C (SIGINT) or a scheduler's SIGTERM aborts the running command, which
+// stops cleanly and exits 128 + the signal's number; the same signal again ends the process at once.
+import { constants } from 'node:os';
 import { runCli } from './run.js';
 
-const interrupt = new AbortController();
-process.once('SIGINT', () => {
-  interrupt.abort();
-  process.once('SIGINT', () => process.exit(EXIT_CODES.interrupted));
-});
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    stop.abort(signal);
+    process.once(signal, () => process.exit(128 + constants.signals[signal]));
+  });
+}
 
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
-  signal: interrupt.signal,
+  signal: stop.signal,
 });

@@ -20,7 +20,8 @@ export const syncCommand: Command = {
 
 Fetches every load changed since the last run and upserts it by loadNumber. The first run copies
 everything; each later run reads from the saved cursor (minus a 5-minute overlap), so run it on a
-schedule. Ctrl-C stops cleanly: what is written stays, and the next run resumes from the cursor.
+schedule. Ctrl-C (or SIGTERM) stops cleanly: what is written stays, and the next run resumes from
+the cursor.
 
 Destination (one of):
   --out <file>         An NDJSON file, one line per load (the newest version of each)
@@ -33,7 +34,7 @@ Options:
   --page-size <n>      Rows per request (default: the server's default, 100)
 ${CONNECTION_HELP}
 
-Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 interrupted.`,
+Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143 SIGTERM.`,
 
   async run(args, context) {
     const values = parseFlags(NAME, args, {
@@ -83,10 +84,12 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 interrupted
       }
       const cursor = await destination.cursorStore.load();
       await destination.close();
+      const stopped = context.signal.reason === 'SIGTERM' ? 'terminated' : 'interrupted';
       throw new Interrupted(
         cursor === undefined
-          ? 'interrupted before the first page was saved; the next run starts from the beginning'
-          : `interrupted; stopped cleanly at cursor ${cursor}, the next run resumes from there`,
+          ? `${stopped} before the first page was saved; the next run starts from the beginning`
+          : `${stopped}; stopped cleanly at cursor ${cursor}, the next run resumes from there`,
+        context.signal.reason,
       );
     }
     view.finish();

@@ -1,4 +1,4 @@
-// Ctrl-C during `loadfeed sync`: the command stops at once (here: in the middle of a wait for quota),
+// Ctrl-C (or SIGTERM) during `loadfeed sync`: the command stops at once (here: in a wait for quota),
 // keeps every row and the cursor it saved, exits 130, and the next run resumes from that cursor.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +42,22 @@ describe.each(DESTINATIONS)('Ctrl-C during loadfeed sync into $name', (destinati
     const complete = await destination.read(file);
     expect(complete.loads).toHaveLength(LOADS);
     expect(byLoadNumber(complete.loads).map((load) => load.loadNumber)).toEqual(Array.from({ length: LOADS }, (_, index) => `L${String(index + 1).padStart(6, '0')}`));
+  });
+});
+
+describe('SIGTERM during loadfeed sync, as a scheduler stops a job', () => {
+  it('stops the same clean way with exit code 143 and keeps the cursor', async () => {
+    const customer = await paced.customer();
+    const file = join(scratch.path, `${customer.code}-term`);
+    const sync = startCli(['sync', ...DESTINATIONS[0]!.args(file), '--page-size', '5'], { LOADFEED_BASE_URL: paced.baseUrl, LOADFEED_API_KEY: customer.slowKey });
+
+    await sync.printed('waiting for quota');
+    sync.child.kill('SIGTERM');
+    const stopped = await sync.done;
+
+    expect(stopped.code).toBe(143);
+    const reason = /^loadfeed: terminated; stopped cleanly at cursor (\S+), the next run resumes from there$/m.exec(stopped.stderr);
+    expect(reason, stopped.stderr).not.toBeNull();
+    expect((await DESTINATIONS[0]!.read(file)).cursor).toBe(reason![1]);
   });
 });
