@@ -27,11 +27,18 @@ export interface SendOptions {
   note?: string;
 }
 
+/** A request with any Authorization value (null: none); `listLoads` says whether to validate it as listLoads. */
+export interface RawRequest {
+  path: string;
+  authorization: string | null;
+  credential: Credential;
+  listLoads: boolean;
+}
+
 export interface Sender {
   /** GET listLoads with one of the run's keys. */
   list(key: KeyLabel, query?: Query | string, options?: SendOptions): Promise<Exchange>;
-  /** Any request with any Authorization value (null: none); `listLoads` says whether to validate it as one. */
-  send(request: { path: string; authorization: string | null; credential: Credential; listLoads: boolean }, options?: SendOptions): Promise<Exchange>;
+  send(request: RawRequest, options?: SendOptions): Promise<Exchange>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,10 +1,10 @@
 // The checks' toolkit: Playwright fixtures that give each check the paced, caching sender, the sample and
 // the walk, plus `required` / `warning` that declare a check titled as its requirement and naming its source.
 import { test as base, type TestInfo } from '@playwright/test';
-import { createSender, type Query, type Sender, type SendOptions } from './client.js';
 import type { LoadPage } from '@loadfeed/spec';
+import { createSender, type Query, type RawRequest, type Sender, type SendOptions } from './client.js';
 import { isPage, takeSample, walkPages, type Sample, type Walk } from './dataset.js';
-import { describeExchange, ExchangeLog, type Credential, type Exchange } from './evidence.js';
+import { describeExchange, ExchangeLog, type Exchange } from './evidence.js';
 import { exchangeLogPath, readOptions, type KeyLabel, type KitOptions } from './options.js';
 import { levelOf } from './outcome.js';
 
@@ -27,7 +27,7 @@ export class Kit {
     return this.sender.list(key, query, options);
   }
 
-  send(request: { path: string; authorization: string | null; credential: Credential; listLoads: boolean }, options?: SendOptions): Promise<Exchange> {
+  send(request: RawRequest, options?: SendOptions): Promise<Exchange> {
     return this.sender.send(request, options);
   }
 
@@ -136,7 +136,7 @@ export const test = base.extend<{ kit: Kit }, { kitOptions: KitOptions; exchange
 
 type CheckBody = (fixtures: { kit: Kit }, testInfo: TestInfo) => Promise<void>;
 
-function declare(level: Level, title: string, source: string, body: CheckBody): void {
+function defineCheck(level: Level, title: string, source: string, body: CheckBody): void {
   test(
     `${title} (${source})`,
     {
@@ -161,10 +161,10 @@ function declare(level: Level, title: string, source: string, body: CheckBody): 
 
 /** A check of a rule SPEC.md states; its failure fails the run. `section` like '§4'. */
 export function required(title: string, section: string, body: CheckBody): void {
-  declare('required', title, `SPEC ${section}`, body);
+  defineCheck('required', title, `SPEC ${section}`, body);
 }
 
 /** A check of what only DECISIONS.md or good practice asks; its failure is reported as a warning. */
 export function warning(title: string, source: string, body: CheckBody): void {
-  declare('warning', title, source, body);
+  defineCheck('warning', title, source, body);
 }

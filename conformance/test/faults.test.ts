@@ -45,7 +45,7 @@ describe.concurrent('a deployment that breaks one rule fails the check named for
   for (const fault of FAULTS) {
     it(`${fault.name}: caught by ${fault.caughtBy.source}`, async ({ expect }) => {
       const keys = await issueKeys(server, fault.rateLimit ?? FAST_LIMIT);
-      const alteration = typeof fault.fault === 'function' ? fault.fault({ primaryKey: keys.primary, otherCustomersRow }) : fault.fault;
+      const alteration = typeof fault.fault === 'function' ? fault.fault({ primaryKey: keys.primary, revokedKey: keys.revoked, otherCustomersRow }) : fault.fault;
       const proxy = await startFaultProxy(server.baseUrl, alteration);
       try {
         const run = await runKit({ baseUrl: proxy.baseUrl, keys, grep: fault.grep, exhaust: fault.exhaust ?? false });

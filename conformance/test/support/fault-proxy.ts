@@ -11,8 +11,8 @@ export interface Answer {
 }
 
 export interface Fault {
-  /** Changes the request's URL (its query) before it is forwarded. */
-  request?(url: URL, authorization: string | undefined): void;
+  /** Changes the request's URL (its query) before it is forwarded; returns an Authorization to send instead. */
+  request?(url: URL, authorization: string | undefined): string | undefined | void;
   /** Changes the answer before it is sent back. */
   response?(answer: Answer, url: URL, authorization: string | undefined): Answer;
 }
@@ -28,10 +28,10 @@ const HOP_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection'
 async function relay(upstream: string, fault: Fault, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
   const url = new URL(incoming.url ?? '/', upstream);
   const authorization = incoming.headers.authorization;
-  fault.request?.(url, authorization);
+  const forwarded = fault.request?.(url, authorization) ?? authorization;
   const response = await fetch(url, {
     method: incoming.method ?? 'GET',
-    headers: { accept: 'application/json', ...(authorization === undefined ? {} : { authorization }) },
+    headers: { accept: 'application/json', ...(forwarded === undefined ? {} : { authorization: forwarded }) },
   });
   const text = await response.text();
   let body: unknown = text;

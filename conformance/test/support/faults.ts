@@ -42,9 +42,10 @@ function withoutHeader(answer: Answer, name: string): Answer {
   return { ...answer, headers };
 }
 
-/** What a fault may need of the deployment: the key under test and a row of the other customer. */
+/** What a fault may need of the deployment: the keys of the run and a row of the other customer. */
 export interface FaultContext {
   primaryKey: string;
+  revokedKey: string;
   otherCustomersRow: Load;
 }
 
@@ -146,6 +147,14 @@ export const FAULTS: readonly FaultCase[] = [
     exhaust: true,
     rateLimit: 3,
     fault: onStatus(429, (answer) => withoutHeader(answer, 'retry-after')),
+  },
+  {
+    name: 'a revoked key still accepted',
+    caughtBy: /^a revoked key gets 401/,
+    grep: 'authentication/',
+    fault: (context) => ({
+      request: (_url, authorization) => (authorization === `Bearer ${context.revokedKey}` ? `Bearer ${context.primaryKey}` : authorization),
+    }),
   },
   {
     name: "another customer's row leaked",
