@@ -16,8 +16,10 @@ async function readNdjson(source: NodeJS.ReadableStream, name: string): Promise<
   const problems: ImportProblem[] = [];
   let line = 0;
   try {
-    for await (const text of createInterface({ input: source, crlfDelay: Infinity })) {
+    for await (const read of createInterface({ input: source, crlfDelay: Infinity })) {
       line++;
+      // Editors on Windows start UTF-8 files with a byte order mark, which JSON does not allow.
+      const text = line === 1 ? read.replace(/^\uFEFF/, '') : read;
       if (text.trim() === '') continue;
       try {
         rows.push({ line, value: JSON.parse(text) as unknown });

@@ -10,7 +10,7 @@ function ndjson(loads: readonly unknown[]): string {
   return loads.map((load) => (typeof load === 'string' ? load : JSON.stringify(load))).join('\n') + '\n';
 }
 
-const loads: SeedLoad[] = [...generateLoads({ seed: 'import', customerCode: 'acme', count: 40, asOf: new Date() })];
+const loads: SeedLoad[] = [...generateLoads({ seed: 'import', customerCode: 'acme', count: 41, asOf: new Date() })];
 
 describe('loadfeed-server import', () => {
   const database = useTestDatabase();
@@ -77,6 +77,11 @@ describe('loadfeed-server import', () => {
     expect(summary).toEqual({ inserted: 5, changed: 1, unchanged: 1 });
   });
 
+  it('reads a file with a byte order mark and Windows line ends', async () => {
+    const path = await file('windows.ndjson', `\uFEFF${JSON.stringify(loads[38])}\r\n${JSON.stringify(loads[39])}\r\n`);
+    expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({ inserted: 2, changed: 0, unchanged: 0 });
+  });
+
   it('with --skip-invalid imports the good lines and still names the bad ones', async () => {
     const path = await file('mixed.ndjson', ndjson([loads[36], { loadNumber: '', status: 'Available' }, loads[37]]));
     const { code, stdout, stderr } = await runCli(['import', 'acme', path, '--skip-invalid'], { env: env() });
@@ -89,7 +94,7 @@ describe('loadfeed-server import', () => {
     [['import', 'nobody', '-'], /^loadfeed-server: no customer has the code "nobody"/],
     [['import', 'acme', '/no/such/file.ndjson'], /^loadfeed-server: cannot read \/no\/such\/file\.ndjson: no such file$/],
   ])('%j exits 1 with a one-line reason', async (args, reason) => {
-    const { code, stderr } = await runCli(args, { env: env(), stdin: ndjson([loads[39]]) });
+    const { code, stderr } = await runCli(args, { env: env(), stdin: ndjson([loads[40]]) });
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(stderr.trimEnd()).toMatch(reason);
