@@ -19,11 +19,11 @@ function atDay(offsetDays: number, hour: number): string {
   return day.toISOString();
 }
 
-/** `count` loads of one customer; index i picks up about 9 days before index i-1, the first ones in the future. */
-export function loadsOf(prefix: string, count: number): LoadInput[] {
+/** `count` loads of one customer; index i picks up `spacingDays` before index i-1, the first ones in the future. */
+export function loadsOf(prefix: string, count: number, spacingDays = 9): LoadInput[] {
   return Array.from({ length: count }, (_, i) => {
     const [originCity, originState, originZip, destinationCity, destinationState, destinationZip] = LANES[i % LANES.length]!;
-    const pickupOffset = 20 - i * 9;
+    const pickupOffset = 20 - Math.round(i * spacingDays);
     return {
       loadNumber: `${prefix}${100_200 + i}`,
       status: STATUSES[i % STATUSES.length]!,
