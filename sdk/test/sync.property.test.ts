@@ -67,17 +67,17 @@ describe('syncLoads under concurrent writes (property)', () => {
         expect(violations).toEqual([]);
         expect(differences).toEqual([]);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
-  });
+  }, 180_000);
 
   it('the same writes make the page-number loop lose a row (it is not exact, which is why keys is the default)', async () => {
-    const losing = fc.sample(scenarioArbitrary, { numRuns: 300, seed: 42 });
+    const losing = fc.sample(scenarioArbitrary, { numRuns: 100, seed: 42 });
     let lost = 0;
     for (const scenario of losing) {
       const { differences } = await runScenario(scenario, 'pages');
       if (differences.some((difference) => difference.endsWith('missing'))) lost += 1;
     }
     expect(lost).toBeGreaterThan(0);
-  });
+  }, 180_000);
 });
