@@ -2,6 +2,7 @@
 import { LOAD_STATUSES, type LoadStatus } from '@loadfeed/spec';
 import { createClient, type ListLoadsParams, type LoadRow, type Page } from '../client.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, writeLine, type Command } from './command.js';
+import { formatDuration } from './progress.js';
 
 const NAME = 'list';
 
@@ -85,7 +86,13 @@ ${CONNECTION_HELP}`,
     if (page !== undefined) params.page = page;
     if (pageSize !== undefined) params.pageSize = pageSize;
 
-    const client = createClient({ ...connectionOf(values, context, NAME), signal: context.signal, userAgent: 'loadfeed-cli' });
+    const client = createClient({
+      ...connectionOf(values, context, NAME),
+      signal: context.signal,
+      userAgent: 'loadfeed-cli',
+      // A retry can wait a minute for the rate limit: say so rather than look stuck.
+      logger: { onRetry: ({ reason, delayMs }) => writeLine(context.stderr, `loadfeed: ${reason}; retrying in ${formatDuration(delayMs)}`) },
+    });
     const result = await client.listLoads(params);
     if (values.json) return writeLine(context.stdout, JSON.stringify(result, null, 2));
     if (result.data.length > 0) {

@@ -3,7 +3,7 @@ import { LOAD_STATUSES } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer, type Customer } from '../integration/fixture.js';
-import { runCli } from './run-cli.js';
+import { runCli, startCli } from './run-cli.js';
 
 const kit = useTestServer();
 
@@ -78,5 +78,21 @@ describe('loadfeed list', () => {
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('page 9 of 1: no loads on this page of 12\n');
+  });
+});
+
+describe('loadfeed list and the rate limit', () => {
+  it('says that it waits for a 429 to lift instead of looking stuck, and Ctrl-C ends the wait with exit code 130', async () => {
+    const limited = await kit.customer(1);
+    const env = { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: limited.key };
+    expect((await runCli(['list'], env)).code).toBe(0);
+
+    const waiting = startCli(['list'], env);
+    await waiting.printed(/loadfeed: status 429; retrying in \d+s/);
+    waiting.child.kill('SIGINT');
+    const result = await waiting.done;
+
+    expect(result.code).toBe(130);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('loadfeed: interrupted');
   });
 });
