@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { OPENAPI_PATH } from '@loadfeed/spec';
+import { DeploymentUnreachable } from './client.js';
 import { ExchangeLog } from './evidence.js';
 import { ENV, exchangeLogPath, readOptions, UsageError, type KitOptions } from './options.js';
 
@@ -69,7 +70,7 @@ async function reach(baseUrl: string): Promise<void> {
     await fetch(baseUrl + OPENAPI_PATH, { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) });
   } catch (error) {
     const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-    throw new UsageError(`cannot reach ${baseUrl}: ${cause}`);
+    throw new DeploymentUnreachable(`cannot reach ${baseUrl}: ${cause}`);
   }
 }
 
@@ -101,9 +102,9 @@ async function main(): Promise<number> {
     run = runEnvironment(process.argv.slice(2));
     await reach(run.options.baseUrl);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(error instanceof UsageError) && !(error instanceof DeploymentUnreachable)) throw error;
     console.error(`loadfeed-conformance: ${error.message}`);
-    if (/missing|not a URL|Unknown option|must be/.test(error.message)) console.error(USAGE);
+    if (!(error instanceof DeploymentUnreachable)) console.error(USAGE);
     return 2;
   }
   const code = await runPlaywright(run.env, run.grep);

@@ -135,6 +135,6 @@ export function describeExchange(exchange: Exchange, bodyLength = 400): string {
   return [
     `  request:  #${exchange.id} ${exchange.method} ${exchange.target} (${auth}; key: ${exchange.credential})`,
     `  response: ${exchange.status}${headers ? `; ${headers}` : ''}`,
-    `  body:     ${excerpt(exchange.bodyExcerpt, bodyLength)}`,
+    `  body:     ${exchange.bodyExcerpt.length > bodyLength ? `${exchange.bodyExcerpt.slice(0, bodyLength)}…` : exchange.bodyExcerpt}`,
   ].join('\n');
 }

@@ -45,6 +45,8 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): KitOptions {
     throw new UsageError(`the base URL must be http or https: ${baseUrl}`);
   }
   const keys: KitOptions['keys'] = { primary: apiKey };
+  if (env[ENV.secondKey] === apiKey) throw new UsageError('the second key is the API key itself; it must belong to another customer');
+  if (env[ENV.revokedKey] === apiKey) throw new UsageError('the revoked key is the API key itself');
   if (env[ENV.secondKey]) keys.second = env[ENV.secondKey];
   if (env[ENV.revokedKey]) keys.revoked = env[ENV.revokedKey];
   return {

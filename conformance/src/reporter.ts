@@ -54,7 +54,7 @@ export default class ConsoleReporter implements Reporter {
         : outcome === 'warning'
           ? reasonOf(annotations, 'warning')
           : outcome === 'fail'
-            ? result.error?.message?.split('\n')[0]
+            ? result.error?.message?.split('\n')[0]?.replace(/^Error: /, '')
             : undefined;
     console.log(`${LABEL[outcome]}  ${group} › ${test.title}${why ? `\n        ${why}` : ''}`);
   }

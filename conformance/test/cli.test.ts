@@ -42,6 +42,12 @@ describe('exit code 2: bad usage or a deployment the kit cannot use, with a one-
     expect(oneLine(run.stderr)).toMatch(/frobnicate/);
   });
 
+  it("when the second key is the API key itself, not another customer's", async () => {
+    const run = await runCli(['--base-url', server.baseUrl], { LOADFEED_API_KEY: keys.primary, LOADFEED_SECOND_KEY: keys.primary });
+    expect(run.exitCode).toBe(2);
+    expect(oneLine(run.stderr)).toMatch(/second key is the API key itself/);
+  });
+
   it('when nothing listens at the base URL', async () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9'], { LOADFEED_API_KEY: keys.primary });
     expect(run.exitCode).toBe(2);
