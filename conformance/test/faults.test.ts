@@ -34,6 +34,23 @@ it('the unaltered server seen through the proxy passes every required check', as
   }
 });
 
+it('reports a broken rule that only DECISIONS.md states as a warning, and still exits 0', async () => {
+  const proxy = await startFaultProxy(server.baseUrl, {
+    response: ({ headers: { 'www-authenticate': _dropped, ...headers }, ...answer }) => ({ ...answer, headers }),
+  });
+  try {
+    const run = await runKit({ baseUrl: proxy.baseUrl, keys: await issueKeys(server, FAST_LIMIT), grep: 'authentication/' });
+    const check = checkNamed(run, /every 401 carries WWW-Authenticate: Bearer/);
+    expect(check.level).toBe('warning');
+    expect(check.outcome).toBe('warning');
+    expect(check.message).toMatch(/WWW-Authenticate: \(none\)/);
+    expect(run.stdout).toMatch(/^WARN {2}authentication › every 401 carries WWW-Authenticate/m);
+    expect(run.exitCode, run.stdout).toBe(0);
+  } finally {
+    await proxy.stop();
+  }
+});
+
 it('has at least 15 distinct faults, each caught by a check of its own rule', () => {
   expect(new Set(FAULTS.map((fault) => fault.name)).size).toBe(FAULTS.length);
   expect(FAULTS.length).toBeGreaterThanOrEqual(15);
