@@ -2,26 +2,17 @@
 // a key saved to a private file (never printed), the sample loads imported and a first call that
 // returns them; the key then works against the server on that database.
 import { readFile, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startTestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import type { Load, LoadPage } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES, byLoadNumber, run, useScratchFolder } from './support.js';
+import { EXAMPLES, byLoadNumber, freePort, run, useScratchFolder } from './support.js';
 
 const database = useTestDatabase();
 const scratch = useScratchFolder();
 
 const SAMPLE = join(EXAMPLES, 'operator-quickstart', 'sample-loads.ndjson');
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** The sample loads the feed serves today: those picking up within the last 12 months, or later. */
 async function sampleInWindow(): Promise<Omit<Load, 'updatedAt'>[]> {

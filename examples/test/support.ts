@@ -1,11 +1,11 @@
 // What the examples' tests share: the reference server on a real database, a way to run an example as a
 // user does (a child process with only the environment it is given), and what the API serves to compare.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -45,12 +45,24 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a command as a user would, with the kit's commands on PATH and no LOADFEED_* from this machine. */
-export function run(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<RunResult> {
+export interface RunOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** Starts a command as a user would, with the kit's commands on PATH and no LOADFEED_* or DATABASE_URL from this machine. */
+export function start(command: string, args: string[], options: RunOptions = {}): ChildProcessWithoutNullStreams {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LOADFEED_') && name !== 'DATABASE_URL'));
   const env = { ...inherited, PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`, ...options.env };
+  const child = spawn(command, args, { env, cwd: options.cwd ?? EXAMPLES });
+  child.stdin.end();
+  return child;
+}
+
+/** Runs a command (see `start`) to its end. */
+export function run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, cwd: options.cwd ?? EXAMPLES, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = start(command, args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -216,4 +228,13 @@ export function expectWholePagesUpTo(copy: readonly Load[], cursor: string, serv
   expect(copy.length).toBeGreaterThanOrEqual(before.length);
   expect(copy.length).toBeLessThanOrEqual(before.length + at.length);
   for (const load of copy) expect(served).toContainEqual(load);
+}
+
+/** A loopback port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
