@@ -152,8 +152,11 @@ type Run = ReturnType<typeof createRun>;
 async function walkByKey(run: Run, from: string | undefined): Promise<void> {
   let since = from;
   let seenAtSince = new Set<string>();
+  // The page after a tied group, read before the group was walked (see walkTiedGroup).
+  let readAhead: Page | undefined;
   for (;;) {
-    const page = await run.fetch(since, 1);
+    const page = readAhead ?? (await run.fetch(since, 1));
+    readAhead = undefined;
     const rows = page.data;
     if (rows.length === 0) {
       run.setAhead(0);
@@ -167,9 +170,13 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
     if (!page.hasMore) return;
     if (rows[0]!.updatedAt === last) {
       // A whole page at one updatedAt and more behind it: one write stamped more rows than a page holds.
-      await walkTiedGroup(run, last, page, new Set(rows.map((row) => row.loadNumber)));
+      const after = await walkTiedGroup(run, last, page, new Set(rows.map((row) => row.loadNumber)));
       since = toDateTime(toMs(last) + 1);
       seenAtSince = new Set();
+      // That page is still a true start from `since`: rows that changed since it was read (those that
+      // left the group included) now sit after its last row, where the walk reads them fresh. Only a
+      // page that says nothing follows is not trusted, because rows may have moved behind it.
+      if (after.hasMore) readAhead = after;
     } else {
       since = last;
       seenAtSince = new Set();
@@ -186,10 +193,11 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
  * into a page still to be read, never into one already read. Rows that leave are read later by the walk,
  * at their new updatedAt. The last page is found from the counts (rows at >= `at` minus rows at > `at`)
  * and confirmed by reading it: it must show the group's end, else the walk climbs until one does.
+ * The count of rows after the group comes with the first page of them, which the key walk goes on from.
  */
-async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: Set<string>): Promise<void> {
+async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: Set<string>): Promise<Page> {
   const size = firstPage.pageSize;
-  const after = await run.fetch(toDateTime(toMs(at) + 1), 1, 1);
+  const after = await run.fetch(toDateTime(toMs(at) + 1), 1);
   const groupEstimate = firstPage.totalCount - after.totalCount;
   // The page holding the first row AFTER the group shows where the group ends, so that page is the top.
   let top = Math.max(2, Math.floor(groupEstimate / size) + 1);
@@ -208,7 +216,7 @@ async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: 
     // A row read on the page above (or on the first page) is unchanged while it is still at `at`.
     const fresh = rows.filter((row) => !previous.has(row.loadNumber) && !handedOver.has(row.loadNumber));
     await run.deliver(fresh, undefined);
-    if (number === 1) return;
+    if (number === 1) return after;
     previous = new Set(rows.map((row) => row.loadNumber));
   }
 }
