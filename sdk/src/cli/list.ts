@@ -2,7 +2,7 @@
 import { LOAD_STATUSES, type LoadStatus } from '@loadfeed/spec';
 import { createClient, type ListLoadsParams, type LoadRow, type Page } from '../client.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, writeLine, type Command } from './command.js';
-import { formatDuration } from './progress.js';
+import { formatWait } from './progress.js';
 
 const NAME = 'list';
 
@@ -91,7 +91,7 @@ ${CONNECTION_HELP}`,
       signal: context.signal,
       userAgent: 'loadfeed-cli',
       // A retry can wait a minute for the rate limit: say so rather than look stuck.
-      logger: { onRetry: ({ reason, delayMs }) => writeLine(context.stderr, `loadfeed: ${reason}; retrying in ${formatDuration(delayMs)}`) },
+      logger: { onRetry: ({ reason, delayMs }) => writeLine(context.stderr, `loadfeed: ${reason}; retrying in ${formatWait(delayMs)}`) },
     });
     const result = await client.listLoads(params);
     if (values.json) return writeLine(context.stdout, JSON.stringify(result, null, 2));

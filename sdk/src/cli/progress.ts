@@ -32,6 +32,9 @@ const BAR_WIDTH = 20;
 /** Waits shorter than this are ordinary request spacing, not worth a line. */
 const VISIBLE_WAIT_MS = 500;
 
+/** A wait as whole seconds, rounded up: "waiting for quota (42s)" counts down one second at a time. */
+export const formatWait = (ms: number) => `${Math.max(0, Math.ceil(ms / 1000))}s`;
+
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   if (seconds < 60) return `${seconds}s`;
@@ -64,7 +67,7 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
   }
 
   function waitText(wait: NonNullable<ReturnType<typeof pendingWait>>): string {
-    return wait.kind === 'quota' ? `waiting for quota (${formatDuration(wait.ms)})` : `retrying after ${wait.reason} (${formatDuration(wait.ms)})`;
+    return wait.kind === 'quota' ? `waiting for quota (${formatWait(wait.ms)})` : `retrying after ${wait.reason} (${formatWait(wait.ms)})`;
   }
 
   function etaText(progress: SyncProgress): string {
@@ -86,7 +89,7 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
       },
       events: {
         onRetry({ reason, delayMs }) {
-          stream.write(`retrying after ${reason} in ${formatDuration(delayMs)}\n`);
+          stream.write(`retrying after ${reason} in ${formatWait(delayMs)}\n`);
         },
       },
       finish() {},

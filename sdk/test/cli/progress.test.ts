@@ -57,6 +57,13 @@ describe('the progress bar on a terminal', () => {
     expect(out.written.split('\r\x1b[2K').at(-1)).toMatch(/· waiting for quota \(7s\)$/);
   });
 
+  it('counts a wait of a minute or more in seconds too', () => {
+    const out = screen(true);
+    view = createProgressView({ stream: out.stream, quota: quotaOf({ remaining: 0, nextRequestAt: NOW + 60_000 }), now: () => NOW, tickMs: 60_000 });
+    view.update(progress({ quotaRemaining: 0 }));
+    expect(out.written.split('\r\x1b[2K').at(-1)).toMatch(/· waiting for quota \(60s\)$/);
+  });
+
   it('shows a retry and its delay, and clears the line when the sync ends', () => {
     const out = screen(true);
     view = createProgressView({ stream: out.stream, quota: quotaOf({}), now: () => NOW, tickMs: 60_000 });
