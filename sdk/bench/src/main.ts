@@ -24,7 +24,7 @@ console.log(
     `-> ratio ${fixed(cost.ratio)} (target <= 1.100: ${verdict(cost.ratio <= 1.1)})`,
 );
 
-for (const perWrite of [1, 1000]) {
+for (const perWrite of [1, 37, 1000]) {
   const result = await throughput(rows, perWrite, PAGE_SIZE, LIMIT_PER_MINUTE);
   const shape = perWrite === 1 ? 'distinct updatedAt' : `${perWrite} rows per updatedAt`;
   console.log(
