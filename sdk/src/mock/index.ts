@@ -1,5 +1,5 @@
-// @loadfeed/sdk/mock: msw handlers over an in-memory dataset that answer like the Customer Data API —
-// scope, the 12-month window, filters, order, pagination and clamping, the rate limit and its headers,
+// @loadfeed/sdk/mock: msw handlers over one customer's in-memory dataset that answer like the Customer
+// Data API — the 12-month window, filters, order, pagination and clamping, the rate limit and its headers,
 // 400/401/429 with SPEC's bodies — so that sync code can be tested offline, and the dataset can change
 // between two requests to reproduce page skew.
 import { randomUUID } from 'node:crypto';
