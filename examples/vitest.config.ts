@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['./test/global-setup.ts'],
-    testTimeout: 120_000,
+    // Each test runs an example, the server's CLI or the conformance kit as child processes.
+    testTimeout: 300_000,
     hookTimeout: 60_000,
   },
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DESTINATIONS, byLoadNumber } from './copies.js';
 import { LOADS, usePacedServer } from './paced-server.js';
-import { runCli, startCli, useScratchFolder } from './run-cli.js';
+import { SLOW_TEST_MS, runCli, startCli, useScratchFolder } from './run-cli.js';
 
 const paced = usePacedServer();
 const scratch = useScratchFolder();
@@ -42,7 +42,7 @@ describe.each(DESTINATIONS)('Ctrl-C during loadfeed sync into $name', (destinati
     const complete = await destination.read(file);
     expect(complete.loads).toHaveLength(LOADS);
     expect(byLoadNumber(complete.loads).map((load) => load.loadNumber)).toEqual(Array.from({ length: LOADS }, (_, index) => `L${String(index + 1).padStart(6, '0')}`));
-  });
+  }, SLOW_TEST_MS);
 });
 
 describe('SIGTERM during loadfeed sync, as a scheduler stops a job', () => {
@@ -59,5 +59,5 @@ describe('SIGTERM during loadfeed sync, as a scheduler stops a job', () => {
     const reason = /^loadfeed: terminated; stopped cleanly at cursor (\S+), the next run resumes from there$/m.exec(stopped.stderr);
     expect(reason, stopped.stderr).not.toBeNull();
     expect((await DESTINATIONS[0]!.read(file)).cursor).toBe(reason![1]);
-  });
+  }, SLOW_TEST_MS);
 });

@@ -3,7 +3,7 @@ import { LOAD_STATUSES } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer, type Customer } from '../integration/fixture.js';
-import { runCli, startCli } from './run-cli.js';
+import { SLOW_TEST_MS, runCli, startCli } from './run-cli.js';
 
 const kit = useTestServer();
 
@@ -94,5 +94,5 @@ describe('loadfeed list and the rate limit', () => {
 
     expect(result.code).toBe(130);
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('loadfeed: interrupted');
-  });
+  }, SLOW_TEST_MS);
 });

@@ -9,6 +9,9 @@ import { afterAll, beforeAll } from 'vitest';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
+/** For tests that run several CLI processes against a server: room enough on a loaded CI machine. */
+export const SLOW_TEST_MS = 120_000;
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;

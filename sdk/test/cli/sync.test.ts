@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer, type Customer } from '../integration/fixture.js';
 import { DESTINATIONS, byLoadNumber, readNdjson } from './copies.js';
-import { runCli, useScratchFolder } from './run-cli.js';
+import { SLOW_TEST_MS, runCli, useScratchFolder } from './run-cli.js';
 
 const kit = useTestServer();
 const scratch = useScratchFolder();
@@ -37,7 +37,7 @@ describe.each(DESTINATIONS)('loadfeed sync into $name', (destination) => {
     const copy = await destination.read(file);
     expect(byLoadNumber(copy.loads)).toEqual(byLoadNumber(served));
     expect(copy.cursor).toBe(newest(served));
-  });
+  }, SLOW_TEST_MS);
 
   it('a second sync after an update picks up the change and the new load without duplicating a row', async () => {
     const customer = await customerWithLoads(20);
@@ -54,7 +54,7 @@ describe.each(DESTINATIONS)('loadfeed sync into $name', (destination) => {
     expect(byLoadNumber(copy.loads)).toEqual(byLoadNumber(served));
     expect(copy.loads.find((load) => load.loadNumber === loadInput(3).loadNumber)?.miles).toBe('999.25');
     expect(copy.cursor).toBe(newest(served));
-  });
+  }, SLOW_TEST_MS);
 });
 
 describe('loadfeed sync: the key and the output', () => {

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { usePacedServer } from './paced-server.js';
-import { startCliInTerminal, useScratchFolder } from './run-cli.js';
+import { SLOW_TEST_MS, startCliInTerminal, useScratchFolder } from './run-cli.js';
 
 const paced = usePacedServer();
 const scratch = useScratchFolder();
@@ -28,4 +28,4 @@ it('on a terminal, the progress bar redraws in place and shows "waiting for quot
   expect(frames.some((frame) => /waiting for quota \((\d+)s\)/.test(frame) && /ETA (\d+m)?\d+s/.test(frame))).toBe(true);
   expect(screen).not.toContain(customer.slowKey);
   expect(result.code).toBe(130);
-});
+}, SLOW_TEST_MS);
