@@ -3,7 +3,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +11,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type LoadRow } from '@loadfeed/sdk';
 import { startTestServer, type LoadInput, type TestServer } from '@loadfeed/server/testing';
-import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import { useScratchFolder as useScratchFolderOf, useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { LOAD_STATUSES, type Load } from '@loadfeed/spec';
 import { afterAll, beforeAll, expect } from 'vitest';
 
@@ -147,21 +146,7 @@ export function useReferenceServer(options: { maxPageSize?: number } = {}) {
 }
 
 /** A scratch folder for this test file, removed after it. */
-export function useScratchFolder(): { readonly path: string } {
-  let path: string | undefined;
-  beforeAll(async () => {
-    path = await mkdtemp(join(tmpdir(), 'loadfeed-example-'));
-  });
-  afterAll(async () => {
-    if (path) await rm(path, { recursive: true, force: true });
-  });
-  return {
-    get path() {
-      if (!path) throw new Error('the scratch folder exists only inside tests and hooks');
-      return path;
-    },
-  };
-}
+export const useScratchFolder = () => useScratchFolderOf('loadfeed-example-');
 
 export interface ProxyFaults {
   /** Answers the n-th request for loads (1-based) and every later one with a 401, which no client retries. */

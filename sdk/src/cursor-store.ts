@@ -1,7 +1,7 @@
 // Where a sync keeps its cursor between runs: in memory, in a file (written atomically, so a crash
 // mid-write leaves the previous cursor, never half of one), or anything with load() and save().
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { replaceFileWithLines } from './atomic-file.js';
 
 export interface CursorStore {
   /** The last saved cursor (an updatedAt date-time), or undefined before the first sync. */
@@ -41,21 +41,7 @@ export function fileCursorStore(path: string): CursorStore {
       return parsed.cursor;
     },
     async save(cursor) {
-      // A rename replaces the file in one step, so a reader sees the old cursor or the new one.
-      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      const file = await open(temporary, 'w');
-      try {
-        await file.writeFile(`${JSON.stringify({ cursor } satisfies CursorFile)}\n`);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      try {
-        await rename(temporary, path);
-      } catch (error) {
-        await rm(temporary, { force: true });
-        throw error;
-      }
+      await replaceFileWithLines(path, [JSON.stringify({ cursor } satisfies CursorFile)]);
     },
   };
 }

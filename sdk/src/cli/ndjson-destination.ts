@@ -2,8 +2,8 @@
 // cursor moves, so a crash loses nothing the cursor has passed; closing compacts the file to one line per
 // loadNumber (the newest) with an atomic rename, so readers see the old file or the new one, never half.
 // A run that died before compacting leaves duplicate lines that the next run's close removes.
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { replaceFileWithLines } from '../atomic-file.js';
 import type { LoadRow } from '../client.js';
 import { fileCursorStore } from '../cursor-store.js';
 import { CliError } from './command.js';
@@ -19,7 +19,7 @@ export async function openNdjsonDestination(path: string, statePath: string): Pr
     async upsert(rows) {
       if (appender === undefined) {
         // A torn last line from a crash must not glue onto the next one: start clean first.
-        await writeAtomically(path, lines.values());
+        await replaceFileWithLines(path, lines.values());
         dirty = false;
         appender = await open(path, 'a');
       }
@@ -36,7 +36,7 @@ export async function openNdjsonDestination(path: string, statePath: string): Pr
     async close() {
       await appender?.close();
       appender = undefined;
-      if (dirty) await writeAtomically(path, lines.values());
+      if (dirty) await replaceFileWithLines(path, lines.values());
     },
   };
 }
@@ -70,27 +70,3 @@ async function readExisting(path: string): Promise<{ lines: Map<string, string>;
   return { lines, needsCompaction: torn || duplicates };
 }
 
-async function writeAtomically(path: string, lines: Iterable<string>): Promise<void> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const file = await open(temporary, 'w');
-  try {
-    let chunk = '';
-    for (const line of lines) {
-      chunk += `${line}\n`;
-      if (chunk.length >= 1 << 20) {
-        await file.write(chunk);
-        chunk = '';
-      }
-    }
-    await file.write(chunk);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}

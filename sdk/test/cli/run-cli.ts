@@ -1,11 +1,8 @@
 // Runs the built `loadfeed` as a user does: `node sdk/dist/cli/main.js …` in a child process, with only
 // the environment a test gives it (no LOADFEED_* leaks in from the machine).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { useScratchFolder as useScratchFolderOf } from '@loadfeed/server/testing/vitest';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -106,18 +103,4 @@ export function runCli(args: string[], env: Record<string, string> = {}, options
 }
 
 /** A scratch folder for this test file, removed after it. */
-export function useScratchFolder(): { readonly path: string } {
-  let path: string | undefined;
-  beforeAll(async () => {
-    path = await mkdtemp(join(tmpdir(), 'loadfeed-cli-'));
-  });
-  afterAll(async () => {
-    if (path) await rm(path, { recursive: true, force: true });
-  });
-  return {
-    get path() {
-      if (!path) throw new Error('the scratch folder exists only inside tests and hooks');
-      return path;
-    },
-  };
-}
+export const useScratchFolder = () => useScratchFolderOf('loadfeed-cli-');

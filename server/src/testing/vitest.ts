@@ -1,5 +1,8 @@
 // Vitest glue for the throwaway databases: a global setup that starts one PostgreSQL server for a
 // test run, and `useTestDatabase()` that gives each test file a database of its own and drops it after.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { createTestDatabase, startTestPostgres, type TestDatabase } from './index.js';
@@ -34,6 +37,23 @@ export function useTestDatabase(): { readonly url: string; readonly name: string
     get name() {
       if (!database) throw new Error('useTestDatabase(): the database exists only inside tests and hooks');
       return database.name;
+    },
+  };
+}
+
+/** An empty temporary folder for this test file, removed after it. Read `.path` inside a test or hook. */
+export function useScratchFolder(prefix = 'loadfeed-test-'): { readonly path: string } {
+  let path: string | undefined;
+  beforeAll(async () => {
+    path = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (path) await rm(path, { recursive: true, force: true });
+  });
+  return {
+    get path() {
+      if (!path) throw new Error('useScratchFolder(): the folder exists only inside tests and hooks');
+      return path;
     },
   };
 }
