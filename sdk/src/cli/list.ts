@@ -54,13 +54,14 @@ export const listCommand: Command = {
 Shows one page of your loads, oldest change first, as a table (or the API's JSON with --json).
 
 Options:
-  --status <status>        Only loads with this status; repeat for several (any of them matches).
-                           One of: ${LOAD_STATUSES.join(', ')}
-  --updated-since <when>   Only loads changed at or after this date (YYYY-MM-DD) or date-time
-                           (RFC 3339, e.g. 2026-01-31T08:00:00Z)
-  --page <n>               Which page (default 1)
-  --page-size <n>          Rows per page (default: the server's default, 100)
-  --json                   Print the page as JSON: {data, page, pageSize, totalCount, hasMore}
+  --status <status>    Only loads with this status; repeat for several (any of them matches).
+                       One of: ${LOAD_STATUSES.join(', ')}
+  --updated-since <when>
+                       Only loads changed at or after this date (YYYY-MM-DD) or date-time
+                       (RFC 3339, e.g. 2026-01-31T08:00:00Z)
+  --page <n>           Which page (default 1)
+  --page-size <n>      Rows per page (default: the server's default, 100)
+  --json               Print the page as JSON: {data, page, pageSize, totalCount, hasMore}
 ${CONNECTION_HELP}`,
 
   async run(args, context) {
