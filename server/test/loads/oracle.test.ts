@@ -1,10 +1,12 @@
 // The feed against an in-memory oracle: random customers, loads and queries; every page walk must
 // return exactly the rows the same filters select in TypeScript, in the same order, and nothing of
-// any other customer.
+// any other customer. Pages read in any order, from the start or from the end, with the count kept,
+// stale or not yet taken, must each be the oracle's page, byte for byte.
 import fc from 'fast-check';
-import { checkResponse, LOAD_STATUSES, type Load, type LoadPage, type LoadStatus } from '@loadfeed/spec';
+import { checkResponse, LOAD_FIELDS, LOAD_STATUSES, type Load, type LoadPage, type LoadStatus } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedWindowStart } from '../../src/loads/feed-window.js';
+import { COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
 import type { LoadInput } from '../../src/loads/load-input.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { asChecked, startApp, testClock, type TestApp } from '../support/app.js';
@@ -81,20 +83,44 @@ function queryString(query: GeneratedQuery, page: number, pageSize: number): str
   return search.toString();
 }
 
+type OracleLoad = Load & { id: number };
+
+/** The oracle's rows for the query, in (updatedAt, id) order. */
+function oracleRows(expected: OracleLoad[], query: GeneratedQuery): Load[] {
+  return expected
+    .filter((load) => matches(load, query))
+    .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.id - b.id)
+    .map(({ id: _id, ...load }) => load);
+}
+
+/** The page's JSON as the server must write it: the envelope's and each Load's fields in contract order. */
+function oraclePagePayload(rows: Load[], page: number, pageSize: number): string {
+  const data = rows.slice((page - 1) * pageSize, page * pageSize).map((load) => Object.fromEntries(LOAD_FIELDS.map((field) => [field, load[field]])));
+  const hasMore = (page - 1) * pageSize + data.length < rows.length;
+  return JSON.stringify({ data, page, pageSize, totalCount: rows.length, hasMore });
+}
+
 describe('the feed against an in-memory oracle', () => {
   const database = useTestDatabase();
   let app: TestApp;
   let run = 0;
+  /** Every statement the server ran, to see that each way of reading a page was taken. */
+  const statements = new Set<string>();
 
   beforeAll(async () => {
     app = await startApp(database.url, { clock: testClock(NOW) });
+    const query = app.pool.query.bind(app.pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+    (app.pool as unknown as { query: typeof query }).query = (text, values) => {
+      statements.add(text);
+      return query(text, values);
+    };
   });
   afterAll(async () => {
     await app?.close();
   });
 
   /** Imports each customer's loads, then places their updatedAt stamps (ties included) for the test. */
-  async function seed(customers: GeneratedLoad[][]): Promise<{ key: string; expected: (Load & { id: number })[] }[]> {
+  async function seed(customers: GeneratedLoad[][]): Promise<{ code: string; key: string; expected: OracleLoad[] }[]> {
     run += 1;
     const seeded = [];
     for (const [index, loads] of customers.entries()) {
@@ -136,7 +162,7 @@ describe('the feed against an in-memory oracle', () => {
         updatedAt: stamp,
         id: idOf.get(load.loadNumber)!,
       }));
-      seeded.push({ key, expected });
+      seeded.push({ code, key, expected });
     }
     return seeded;
   }
@@ -166,10 +192,7 @@ describe('the feed against an in-memory oracle', () => {
           const seeded = await seed(customers);
           for (const { key, expected } of seeded) {
             for (const query of [{}, ...queries]) {
-              const oracle = expected
-                .filter((load) => matches(load, query))
-                .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.id - b.id)
-                .map(({ id: _id, ...load }) => load);
+              const oracle = oracleRows(expected, query);
               const { rows, totalCounts } = await walk(key, query, pageSize);
               expect(rows).toEqual(oracle);
               expect(new Set(totalCounts)).toEqual(new Set([oracle.length]));
@@ -179,5 +202,50 @@ describe('the feed against an in-memory oracle', () => {
       ),
       { numRuns: 25 },
     );
+  });
+
+  /** A write to the customer that no query sees (a load outside the window): it only moves the feed version. */
+  async function moveFeedVersion(code: string): Promise<void> {
+    await app.pool.query(
+      `INSERT INTO loads (customer_id, load_number, status, miles)
+       SELECT c.id, 'outside-window', 'Available', 1 FROM customers AS c WHERE c.code = $1::text
+       ON CONFLICT (customer_id, load_number) DO UPDATE SET miles = loads.miles + 1`,
+      [code],
+    );
+  }
+
+  it('serves every page, read in any order, from the start or the end, as the oracle\'s page byte for byte, with the count kept, stale or not yet taken', async () => {
+    statements.clear();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(loadArbitrary, { minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 2 }),
+        fc.array(queryArbitrary, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.infiniteStream(fc.record({ page: fc.nat(), moveVersion: fc.boolean() })),
+        async (customers, queries, pageSize, steps) => {
+          const seeded = await seed(customers);
+          for (const { code, key, expected } of seeded) {
+            for (const query of [{}, ...queries]) {
+              const oracle = oracleRows(expected, query);
+              // Every page, the empty one past the end and one far past it, each once, in a random order.
+              const lastPage = Math.max(1, Math.ceil(oracle.length / pageSize));
+              const pages = [...Array.from({ length: lastPage + 1 }, (_, index) => index + 1), lastPage + 7];
+              for (const position of pages.keys()) {
+                const step = steps.next().value;
+                const swap = position + (step.page % (pages.length - position));
+                [pages[position], pages[swap]] = [pages[swap]!, pages[position]!];
+                if (step.moveVersion) await moveFeedVersion(code);
+                const response = await app.get(`/api/v1/loads?${queryString(query, pages[position]!, pageSize)}`, key);
+                expect(response.statusCode).toBe(200);
+                expect(response.payload).toBe(oraclePagePayload(oracle, pages[position]!, pageSize));
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+    // Each way of reading a page was taken, so each was held to the oracle.
+    expect([...statements]).toEqual(expect.arrayContaining([LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL, LIST_LOADS_FROM_END_SQL, COUNT_LOADS_SQL]));
   });
 });

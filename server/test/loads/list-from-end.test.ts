@@ -1,0 +1,78 @@
+// A page nearer the end of the feed than its start is read from the end: the feed index scanned
+// backward, skipping only the rows after the page, so the deepest page costs what page 1 costs.
+// (oracle.test.ts holds every page, either way, to the oracle.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedWindowStart } from '../../src/loads/feed-window.js';
+import { LIST_LOADS_FROM_END_SQL, LIST_LOADS_UNCOUNTED_SQL, pageStatement } from '../../src/loads/list.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { startApp, type TestApp } from '../support/app.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Scan Direction'?: string;
+  'Actual Rows'?: number;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
+
+/** Where the page starts and ends, counted from the end, for a feed of `total` rows. */
+function readOf(total: number, page: number, pageSize: number): { sql: string; skipped?: unknown; rows?: unknown } {
+  const { sql, values } = pageStatement('1', new Date(0), { page, pageSize }, total);
+  return sql === LIST_LOADS_FROM_END_SQL ? { sql, skipped: values[10], rows: values[11] } : { sql };
+}
+
+describe('reading a page from the end', () => {
+  it('reads a page from the end only when fewer rows follow it than precede it, the last partial page and pages past the end included', () => {
+    const forward = { sql: LIST_LOADS_UNCOUNTED_SQL };
+    const fromEnd = (skipped: number, rows: number) => ({ sql: LIST_LOADS_FROM_END_SQL, skipped, rows });
+    expect(readOf(0, 1, 10)).toEqual(forward);
+    expect(readOf(1, 1, 10)).toEqual(forward);
+    expect(readOf(0, 2, 10)).toEqual(fromEnd(0, 0));
+    expect(readOf(1, 2, 1)).toEqual(fromEnd(0, 0));
+    expect(readOf(2, 2, 1)).toEqual(fromEnd(0, 1));
+    expect(readOf(25, 3, 10)).toEqual(fromEnd(0, 5));
+    expect(readOf(25, 2, 10)).toEqual(fromEnd(5, 10));
+    expect(readOf(30, 2, 10)).toEqual(forward);
+    expect(readOf(31, 2, 10)).toEqual(forward);
+    expect(readOf(29, 2, 10)).toEqual(fromEnd(9, 10));
+    expect(readOf(25, 9, 10)).toEqual(fromEnd(0, 0));
+    expect(readOf(25, Number.MAX_SAFE_INTEGER, 1000)).toEqual(fromEnd(0, 0));
+  });
+
+  describe('on a feed large enough for the planner to use the feed index', () => {
+    const database = useTestDatabase();
+    let app: TestApp;
+    const TOTAL = 20_000;
+
+    beforeAll(async () => {
+      app = await startApp(database.url);
+      await app.customer('acme');
+      await app.customer('other');
+      await app.pool.query(`
+        INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
+        SELECT c.id, c.code || '-' || n, 'Delivered', now() - (n % 300) * interval '1 day', now() - (n % 300) * interval '1 day' + interval '2 days'
+          FROM customers AS c, generate_series(1, ${TOTAL}) AS n`);
+      await app.pool.query('VACUUM ANALYZE loads');
+    });
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('reads the deepest page by a backward index-only scan of the feed index that touches only the page\'s rows', async () => {
+      const { rows: customers } = await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'acme'");
+      const { rows: indexes } = await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE 'loads_feed_since_%'");
+      const lastPage = Math.ceil(TOTAL / 100);
+      const { sql, values } = pageStatement(customers[0]!.id, feedWindowStart(new Date()), { page: lastPage, pageSize: 100 }, TOTAL);
+      expect(sql).toBe(LIST_LOADS_FROM_END_SQL);
+      const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${sql}`, values);
+      const nodes = nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
+      const feedScans = nodes.filter((node) => node['Index Name'] === indexes[0]!.name);
+      expect(feedScans.map((node) => [node['Node Type'], node['Scan Direction'], node['Actual Rows']])).toEqual([['Index Only Scan', 'Backward', 100]]);
+      expect(nodes.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
+    });
+  });
+});
