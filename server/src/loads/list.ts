@@ -59,23 +59,22 @@ SELECT ${FEED_VERSION} AS feed_version, total.n::text AS total_count, ${LOAD_SEL
   LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
  ORDER BY l.updated_at, l.id`;
 
-/** One page and the feed version, for when a count taken at that version is kept. */
-export const LIST_LOADS_UNCOUNTED_SQL = `
-WITH page AS (${PAGE}
+/** The page whose ids `pageIds` selects, in ascending order, and the feed version, without a count. */
+function uncountedPageSql(pageIds: string): string {
+  return `
+WITH page AS (${pageIds}
 )
 SELECT ${FEED_VERSION} AS feed_version, NULL::text AS total_count, ${LOAD_SELECT_LIST}
   FROM (VALUES (1)) AS one
   LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
  ORDER BY l.updated_at, l.id`;
+}
+
+/** One page and the feed version, for when a count taken at that version is kept. */
+export const LIST_LOADS_UNCOUNTED_SQL = uncountedPageSql(PAGE);
 
 /** One page read from the end, in ascending order, and the feed version, for when a count taken at that version is kept. */
-export const LIST_LOADS_FROM_END_SQL = `
-WITH page AS (${PAGE_FROM_END}
-)
-SELECT ${FEED_VERSION} AS feed_version, NULL::text AS total_count, ${LOAD_SELECT_LIST}
-  FROM (VALUES (1)) AS one
-  LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
- ORDER BY l.updated_at, l.id`;
+export const LIST_LOADS_FROM_END_SQL = uncountedPageSql(PAGE_FROM_END);
 
 /** The exact count and the feed version, from one snapshot, for a page that may be read from the end. */
 export const COUNT_LOADS_SQL = `
