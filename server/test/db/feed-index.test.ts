@@ -4,16 +4,7 @@ import { feedWindowStart } from '../../src/loads/feed-window.js';
 import { LIST_LOADS_SQL, listLoadsParameters } from '../../src/loads/list.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
-}
+import { acmeId, planNodes, seedPlannerSizedFeed } from '../support/plans.js';
 
 describe('the feed index', () => {
   const database = useTestDatabase();
@@ -26,14 +17,8 @@ describe('the feed index', () => {
 
   beforeAll(async () => {
     app = await startApp(database.url);
-    await app.customer('acme');
-    await app.customer('other');
     // Enough rows, in and out of the window, for the planner to prefer an index.
-    await app.pool.query(`
-      INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
-      SELECT c.id, c.code || '-' || n, 'Delivered', now() - (n % 700) * interval '1 day', now() - (n % 700) * interval '1 day' + interval '2 days'
-        FROM customers AS c, generate_series(1, 20000) AS n`);
-    await app.pool.query('VACUUM ANALYZE loads');
+    await seedPlannerSizedFeed(app, 20_000, 700);
   });
   afterAll(async () => {
     await app?.close();
@@ -47,10 +32,8 @@ describe('the feed index', () => {
   });
 
   it('serves a deep page of the feed by an index-only scan of the feed index', async () => {
-    const { rows: customers } = await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'acme'");
-    const parameters = listLoadsParameters(customers[0]!.id, feedWindowStart(new Date()), { page: 80, pageSize: 100 });
-    const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${LIST_LOADS_SQL}`, parameters);
-    const nodes = nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
+    const parameters = listLoadsParameters(await acmeId(app), feedWindowStart(new Date()), { page: 80, pageSize: 100 });
+    const nodes = await planNodes(app.pool, LIST_LOADS_SQL, parameters);
     const [current] = await feedIndexes();
     const feedScans = nodes.filter((node) => node['Index Name'] === current);
     expect(feedScans.map((node) => node['Node Type'])).toEqual(['Index Only Scan', 'Index Only Scan']);
@@ -66,10 +49,8 @@ describe('the feed index', () => {
     expect(renewed.current > before!).toBe(true);
     expect(await feedIndexes()).toEqual([renewed.current]);
     // Still used: the queries' cutoff on that later day implies the new predicate.
-    const { rows: customers } = await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'acme'");
-    const parameters = listLoadsParameters(customers[0]!.id, feedWindowStart(later), { page: 1, pageSize: 100 });
-    const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${LIST_LOADS_SQL}`, parameters);
-    expect(nodesOf(rows[0]!['QUERY PLAN'][0].Plan).some((node) => node['Index Name'] === renewed.current)).toBe(true);
+    const parameters = listLoadsParameters(await acmeId(app), feedWindowStart(later), { page: 1, pageSize: 100 });
+    expect((await planNodes(app.pool, LIST_LOADS_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
   });
 
   it('cancels a renewal under way when asked (a server stopping), and the next run replaces what it left', async () => {

@@ -6,18 +6,7 @@ import { feedWindowStart } from '../../src/loads/feed-window.js';
 import { LIST_LOADS_FROM_END_SQL, LIST_LOADS_UNCOUNTED_SQL, pageStatement } from '../../src/loads/list.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Scan Direction'?: string;
-  'Actual Rows'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
-}
+import { acmeId, planNodes, seedPlannerSizedFeed } from '../support/plans.js';
 
 /** Where the page starts and ends, counted from the end, for a feed of `total` rows. */
 function readOf(total: number, page: number, pageSize: number): { sql: string; skipped?: unknown; rows?: unknown } {
@@ -50,26 +39,18 @@ describe('reading a page from the end', () => {
 
     beforeAll(async () => {
       app = await startApp(database.url);
-      await app.customer('acme');
-      await app.customer('other');
-      await app.pool.query(`
-        INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
-        SELECT c.id, c.code || '-' || n, 'Delivered', now() - (n % 300) * interval '1 day', now() - (n % 300) * interval '1 day' + interval '2 days'
-          FROM customers AS c, generate_series(1, ${TOTAL}) AS n`);
-      await app.pool.query('VACUUM ANALYZE loads');
+      await seedPlannerSizedFeed(app, TOTAL, 300);
     });
     afterAll(async () => {
       await app?.close();
     });
 
     it('reads the deepest page by a backward index-only scan of the feed index that touches only the page\'s rows', async () => {
-      const { rows: customers } = await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'acme'");
       const { rows: indexes } = await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE 'loads_feed_since_%'");
       const lastPage = Math.ceil(TOTAL / 100);
-      const { sql, values } = pageStatement(customers[0]!.id, feedWindowStart(new Date()), { page: lastPage, pageSize: 100 }, TOTAL);
+      const { sql, values } = pageStatement(await acmeId(app), feedWindowStart(new Date()), { page: lastPage, pageSize: 100 }, TOTAL);
       expect(sql).toBe(LIST_LOADS_FROM_END_SQL);
-      const { rows } = await app.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${sql}`, values);
-      const nodes = nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
+      const nodes = await planNodes(app.pool, sql, values, 'ANALYZE, TIMING OFF, FORMAT JSON');
       const feedScans = nodes.filter((node) => node['Index Name'] === indexes[0]!.name);
       expect(feedScans.map((node) => [node['Node Type'], node['Scan Direction'], node['Actual Rows']])).toEqual([['Index Only Scan', 'Backward', 100]]);
       expect(nodes.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
