@@ -25,14 +25,15 @@ const REPEATABLE: ReadonlySet<string> = new Set<keyof ListLoadsQuery>(['status']
 /** Long values are cut in messages: the point is to recognise the value, not to echo a payload. */
 const QUOTED_LENGTH = 40;
 
-const WHOLE_NUMBER = 'a whole number of at least 1';
+const PAGE_NUMBER = `a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`;
+const PAGE_SIZE = 'a whole number of at least 1 (larger than the maximum is fine: it clamps)';
 const LOWER_BOUND = 'a date (YYYY-MM-DD, meaning 00:00Z that day) or an RFC 3339 date-time with Z or an offset';
 const UPPER_BOUND = 'a date (YYYY-MM-DD, covering that whole day) or an RFC 3339 date-time with Z or an offset';
 
 /** What each parameter must be: the one source of every 400 message. */
 const EXPECTED = {
-  page: WHOLE_NUMBER,
-  pageSize: WHOLE_NUMBER,
+  page: PAGE_NUMBER,
+  pageSize: PAGE_SIZE,
   updatedSince: LOWER_BOUND,
   status: `one of ${LOAD_STATUSES.join(', ')}`,
   pickupFrom: LOWER_BOUND,
@@ -52,12 +53,15 @@ function bound(side: 'lower' | 'upper'): Joi.StringSchema {
 }
 
 const positiveInteger = Joi.number().integer().min(1);
+// Any size above the maximum clamps, however many digits it has (SPEC §4), so a pageSize need not be a
+// safe integer; a page number must be, or it could not be echoed exactly.
+const clampedSize = positiveInteger.unsafe();
 // No stored value holds NUL (PostgreSQL's text cannot), and the database would refuse it as a parameter.
 const exactText = Joi.string().pattern(/\u0000/, { invert: true });
 
 const parameters = {
   page: positiveInteger.default(DEFAULT_PAGE),
-  pageSize: positiveInteger.default(DEFAULT_PAGE_SIZE),
+  pageSize: clampedSize.default(DEFAULT_PAGE_SIZE),
   updatedSince: bound('lower'),
   status: Joi.array().single().items(Joi.string().valid(...LOAD_STATUSES)),
   pickupFrom: bound('lower'),

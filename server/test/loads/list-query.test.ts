@@ -69,19 +69,26 @@ describe('listLoads query parameters', () => {
   it('gives one message per problem when several parameters are wrong', () => {
     const details = detailsOf({ page: '0', pageSize: 'x', updatedSince: 'yesterday', bogus: '1' });
     expect(details).toHaveLength(4);
-    expect(details.some((detail) => detail.startsWith('page must be a whole number of at least 1'))).toBe(true);
+    expect(details.some((detail) => detail.startsWith('page must be a whole number from 1 to'))).toBe(true);
     expect(details.some((detail) => detail.startsWith('pageSize must be'))).toBe(true);
     expect(details.some((detail) => detail.startsWith('updatedSince must be a date'))).toBe(true);
   });
 
   it('requires page and pageSize to be whole numbers of at least 1', () => {
-    for (const bad of ['0', '-1', '1.5', 'abc', '99999999999999999999', 'Infinity']) {
-      expect(detailsOf({ page: bad })[0]).toMatch(/^page must be a whole number of at least 1/);
-      expect(detailsOf({ pageSize: bad })[0]).toMatch(/^pageSize must be a whole number of at least 1/);
+    for (const bad of ['0', '-1', '1.5', 'abc', 'Infinity', '1e400']) {
+      expect(detailsOf({ page: bad })[0]).toMatch(/^page must be a whole number from 1 to 9007199254740991 \(got/);
+      expect(detailsOf({ pageSize: bad })[0]).toMatch(/^pageSize must be a whole number of at least 1 \(larger than the maximum is fine: it clamps\) \(got/);
     }
   });
 
-  it('clamps pageSize to the server maximum, which the envelope echoes', () => {
+  it('refuses a page number too large to echo exactly, and takes it up to that limit', () => {
+    expect(detailsOf({ page: '9007199254740992' })).toEqual(['page must be a whole number from 1 to 9007199254740991 (got "9007199254740992")']);
+    expect(parse({ page: '9007199254740991' }).page).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('clamps pageSize to the server maximum, which the envelope echoes, however many digits it has', () => {
+    expect(parse({ pageSize: '99999999999999999999' }).pageSize).toBe(MAX);
+    expect(parse({ pageSize: '9007199254740993' }).pageSize).toBe(MAX);
     expect(parse({ pageSize: '5000' }).pageSize).toBe(MAX);
     expect(parse({ pageSize: String(MAX) }).pageSize).toBe(MAX);
     expect(parse({ pageSize: '7' }).pageSize).toBe(7);
