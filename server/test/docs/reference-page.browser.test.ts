@@ -48,7 +48,10 @@ describe('the API reference page in a browser', () => {
     await expect(operation.textContent()).resolves.toContain('/api/v1/loads');
     await operation.locator('.opblock-summary').click();
     for (const name of ['page', 'pageSize', 'updatedSince', 'status', 'pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo', 'poNumber', 'billingRefNumber']) {
-      await expect(operation.locator(`tr[data-param-name="${name}"]`).count(), name).resolves.toBe(1);
+      // The parameters render after the click; waiting for each also fails on two rows (strict mode).
+      const row = operation.locator(`tr[data-param-name="${name}"]`);
+      await row.waitFor({ timeout: 15_000 });
+      await expect(row.count(), name).resolves.toBe(1);
     }
     await expect(page.locator('.servers select').inputValue()).resolves.toBe(server.baseUrl);
     await mkdir(SCREENSHOT_DIR, { recursive: true });
