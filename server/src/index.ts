@@ -4,7 +4,7 @@ export { loadConfig, ConfigError, type Config, type LogLevel } from './config.js
 export { createPool, withTransaction, type PoolOptions } from './db/pool.js';
 export { migrate, type MigrateOptions } from './db/migrate.js';
 export { keepFeedIndexCurrent } from './db/feed-index.js';
-export { startEmbeddedPostgres, type RunningPostgres, type EmbeddedPostgresOptions } from './db/embedded-postgres.js';
+export { startHostedPostgres, EmbeddedPostgresError, type HostedPostgres } from './db/hosted-postgres.js';
 export { createLogger } from './logging.js';
 export { addCustomer, listCustomers, OperatorError, type Customer } from './customers/customers.js';
 export { createKey, revokeKey, listKeys, type IssuedKey, type KeyListing } from './keys/keys.js';

