@@ -14,6 +14,7 @@ import { errorResponse } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { loadsRoutes } from './loads/route.js';
 import { bindCustomer, registerRequestLogging } from './logging.js';
+import { answerMalformedRequests } from './malformed-requests.js';
 import { openApiRoute } from './openapi/route.js';
 import { rateHeadersOf } from './rate-limit/step.js';
 
@@ -40,6 +41,7 @@ export async function createServer(config: Config, { pool, logger, clock = () =>
     return h.continue;
   });
   await registerRequestLogging(server, logger);
+  answerMalformedRequests(server, logger);
   registerAuthScheme(server, { pool, clock });
   server.ext('onCredentials', (request, h) => {
     const credentials = request.auth.credentials?.app;
