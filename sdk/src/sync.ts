@@ -202,6 +202,8 @@ async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: 
   // The page holding the first row AFTER the group shows where the group ends, so that page is the top.
   let top = Math.max(2, Math.floor(groupEstimate / size) + 1);
   const inGroup = (rows: LoadRow[]) => rows.filter((row) => row.updatedAt === at);
+  // For the progress report: the group's rows not yet handed over, then every row after the group.
+  let groupLeft = groupEstimate - handedOver.size;
   const showsEnd = (page: Page) => !page.hasMore || page.data.length < size || page.data[page.data.length - 1]!.updatedAt !== at;
 
   let page = await run.fetch(at, top, size);
@@ -215,6 +217,8 @@ async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: 
     const rows = inGroup(page.data);
     // A row read on the page above (or on the first page) is unchanged while it is still at `at`.
     const fresh = rows.filter((row) => !previous.has(row.loadNumber) && !handedOver.has(row.loadNumber));
+    groupLeft -= fresh.length;
+    run.setAhead(groupLeft + after.totalCount);
     await run.deliver(fresh, undefined);
     if (number === 1) return after;
     previous = new Set(rows.map((row) => row.loadNumber));

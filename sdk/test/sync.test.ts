@@ -120,6 +120,27 @@ describe('syncLoads', () => {
     expect(summary).toEqual({ pages: reports.length, rows: 95, requests: 24, quotaWaitMs: 120_000, cursor: mock.loads().at(-1)!.updatedAt });
   });
 
+  it('reports the same totalCount all through a sweep of an unchanging dataset, tied groups included', async () => {
+    const { mock, client, clock } = mockSetup({ mock: { rateLimitPerMinute: 1000 } });
+    const inputs = loadInputs(330);
+    const distinctly = async (batch: typeof inputs) => {
+      for (const input of batch) {
+        mock.upsert([input]);
+        await clock.advance(1);
+      }
+    };
+    // 40 rows apart, 250 stamped by one write, 40 apart again.
+    await distinctly(inputs.slice(0, 40));
+    mock.upsert(inputs.slice(40, 290));
+    await clock.advance(1);
+    await distinctly(inputs.slice(290));
+    const reports: SyncProgress[] = [];
+    const summary = await syncLoads({ client, upsert: () => {}, onProgress: (progress) => reports.push(progress) });
+    expect(summary.rows).toBe(330);
+    expect(new Set(reports.map((report) => report.totalCount))).toEqual(new Set([330]));
+    expect(reports.every((report, index) => index === 0 || report.rows >= reports[index - 1]!.rows)).toBe(true);
+  });
+
   it('starts the next run at the saved cursor minus the overlap', async () => {
     const { mock, client, clock } = mockSetup({ mock: { rateLimitPerMinute: 1000 } });
     const urls: string[] = [];
