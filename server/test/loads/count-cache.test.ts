@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { LOAD_STATUSES, type LoadPage, type LoadStatus } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
+import { COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, testClock, type TestApp } from '../support/app.js';
 
@@ -13,6 +13,8 @@ describe('the kept totalCount', () => {
   let key: string;
   let psql: pg.Client;
   const statements: string[] = [];
+  /** A write to make right after the next count statement, before the page is read. */
+  let writeAfterCount: (() => Promise<unknown>) | undefined;
 
   async function totalCount(query = ''): Promise<number> {
     const response = await app.get(`/api/v1/loads?pageSize=1${query}`, key);
@@ -24,9 +26,15 @@ describe('the kept totalCount', () => {
     app = await startApp(database.url, { clock });
     // Records which statement each request ran, to see whether the count was taken or reused.
     const query = app.pool.query.bind(app.pool) as (text: string, values?: unknown[]) => Promise<unknown>;
-    (app.pool as unknown as { query: typeof query }).query = (text, values) => {
+    (app.pool as unknown as { query: typeof query }).query = async (text, values) => {
       statements.push(text);
-      return query(text, values);
+      const result = await query(text, values);
+      if (text === COUNT_LOADS_SQL && writeAfterCount) {
+        const write = writeAfterCount;
+        writeAfterCount = undefined;
+        await write();
+      }
+      return result;
     };
     await app.customer('acme');
     key = (await app.key('acme')).key;
@@ -60,6 +68,19 @@ describe('the kept totalCount', () => {
 
     await psql.query('TRUNCATE loads');
     expect(await totalCount()).toBe(0);
+  });
+
+  it('takes a deep page and its count from one statement when a write lands between its count and its read', async () => {
+    const dispatched = (loadNumber: string) => aLoad(loadNumber, { status: 'Dispatched' });
+    await app.load('acme', [dispatched('R-1'), dispatched('R-2'), dispatched('R-3')]);
+    writeAfterCount = () => app.load('acme', [dispatched('R-4')]);
+    statements.length = 0;
+    const response = await app.get('/api/v1/loads?pageSize=1&page=3&status=Dispatched', key);
+    const page = JSON.parse(response.payload) as LoadPage;
+    // Counted at 3 rows, page 3 is the last: read from the end, it would be R-4 under a count of 3.
+    const feedStatements = [COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_UNCOUNTED_SQL, LIST_LOADS_SQL];
+    expect(statements.filter((text) => feedStatements.includes(text))).toEqual([COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL]);
+    expect({ loads: page.data.map((load) => load.loadNumber), totalCount: page.totalCount, hasMore: page.hasMore }).toEqual({ loads: ['R-3'], totalCount: 4, hasMore: true });
   });
 
   it('survives an unchanged re-import without a recount', async () => {
