@@ -1,5 +1,6 @@
 // Turns whatever ended a command into the one line the operator sees, and its exit code.
 import { OperatorError } from '../customers/customers.js';
+import { EmbeddedPostgresError } from '../db/hosted-postgres.js';
 import { CliError } from './command.js';
 
 /** PostgreSQL error codes (SQLSTATE) an operator can act on, and what to tell them. */
@@ -29,7 +30,7 @@ export interface Failure {
 
 export function describeFailure(error: unknown): Failure {
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
-  if (error instanceof OperatorError) return { message: error.message, exitCode: 1 };
+  if (error instanceof OperatorError || error instanceof EmbeddedPostgresError) return { message: error.message, exitCode: 1 };
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   const message = firstLine(error instanceof Error ? error.message : String(error));
   if (code && code in CONNECTION_ERRORS) return { message: `cannot reach the database (${CONNECTION_ERRORS[code]}): ${message}`, exitCode: 1 };

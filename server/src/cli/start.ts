@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import type { Server } from '@hapi/hapi';
 import type pg from 'pg';
 import { createServer } from '../app.js';
+import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { createLogger } from '../logging.js';
 import { COMMON_HELP, CliError, parseCommandLine, writeLine, type Command } from './command.js';
 import { configOf } from './database.js';
 import { addDemoData, createDemoKey, DEMO_CUSTOMER, DEMO_LOADS, demoKeyLines, isEmpty } from './demo.js';
-import { EmbeddedPostgresError, startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 
 /** How long requests in flight may take to finish once a shutdown begins. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -49,7 +49,7 @@ ${COMMON_HELP}`,
     const stopRequested = signalled();
 
     const embeddedDir = join(config.dataDir, 'embedded-postgres');
-    const postgres: HostedPostgres | undefined = config.databaseUrl ? undefined : await startEmbedded(embeddedDir);
+    const postgres: HostedPostgres | undefined = config.databaseUrl ? undefined : await startHostedPostgres(embeddedDir);
     let pool: pg.Pool | undefined;
     let server: Server | undefined;
     try {
@@ -84,12 +84,6 @@ ${COMMON_HELP}`,
     say(['loadfeed-server: stopped']);
   },
 };
-
-async function startEmbedded(dataDir: string): Promise<HostedPostgres> {
-  return startHostedPostgres(dataDir).catch((error: unknown) => {
-    throw error instanceof EmbeddedPostgresError ? new CliError(error.message) : error;
-  });
-}
 
 /** Stops what runs, in order; each step runs even if an earlier one failed. */
 async function stopAll(server: Server | undefined, pool: pg.Pool | undefined, postgres: HostedPostgres | undefined): Promise<void> {
