@@ -178,6 +178,8 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds until the window admits requests. */
         "Retry-After": number;
+        /** @description How far the feed is settled: every change stamped at or before this instant has been committed (or rolled back), so no row of this response is newer, and no change that a later poll returns carries an `updatedAt` at or before it. A client that polls with `updatedSince` set to the largest `updatedAt` it has seen then misses nothing. Optional: a deployment may not send it. */
+        "X-Feed-Settled-Through": string;
         /** @description An id for this request, to quote when reporting a problem. */
         "X-Request-Id": string;
     };
@@ -230,6 +232,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Feed-Settled-Through": components["headers"]["X-Feed-Settled-Through"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -48,6 +48,8 @@ export const PAGE_SIZE_CEILING = schemas.LoadPage!.properties!.pageSize!.maximum
 
 export const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
 export const RETRY_AFTER_HEADER = 'retry-after';
+/** Optional on a 200: the instant through which the feed is settled (DECISIONS.md, the settled feed). */
+export const SETTLED_THROUGH_HEADER = 'x-feed-settled-through';
 
 /** Every date-time in a response: UTC, exactly three fractional digits, `Z` (SPEC §2). */
 export const RESPONSE_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -2,7 +2,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { checkImport, ImportRejectedError, importLoads, type ImportProblem, type NumberedRow } from '../loads/import.js';
-import { CliError, COMMON_HELP, parseCommandLine, writeLine, type Command } from './command.js';
+import { MAX_DECIMAL_LENGTH, MAX_TEXT_LENGTH } from '../loads/load-input.js';
+import { CliError, COMMON_HELP, parseCommandLine, printedAsJsonAlready, writeLine, type Command } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
 interface ParsedInput {
@@ -45,9 +46,11 @@ export const importCommand: Command = {
 
 Reads one Load per line (JSON objects with the API's field names; updatedAt is the server's, so leave it
 out; a nullable field left out is null) and upserts them for the customer by loadNumber. \`-\` reads stdin.
+A text field holds at most ${MAX_TEXT_LENGTH} characters, a decimal string ${MAX_DECIMAL_LENGTH}.
 
 All or nothing: the whole input is checked first, and if any line is bad nothing is imported and every
-bad line is listed with the reason. Rows are then written in short transactions. A row whose values did
+bad line is listed with the reason. Rows are then written in one transaction: a killed import leaves
+nothing, and the customer's feed waits for the import rather than missing a change. A row whose values did
 not change is not written and keeps its updatedAt, so importing the same file again is harmless.
 
 Prints how many loads were inserted, changed and unchanged.
@@ -72,9 +75,13 @@ ${COMMON_HELP}`,
       for (const problem of listed) writeLine(stderr, `line ${problem.line}: ${problem.message}`);
     };
     if (problems.length > 0 && !values['skip-invalid']) {
-      if (values.json) writeLine(stdout, JSON.stringify({ imported: false, problems }));
-      else report(problems);
-      throw new ImportRejectedError(problems);
+      const rejected = new ImportRejectedError(problems);
+      if (!values.json) {
+        report(problems);
+        throw rejected;
+      }
+      writeLine(stdout, JSON.stringify({ imported: false, error: rejected.message, problems }));
+      throw printedAsJsonAlready(rejected);
     }
     const badLines = new Set(problems.map((problem) => problem.line));
     const summary = await withPool(databaseUrl, (pool) => importLoads(pool, customerCode, input.rows.filter((row) => !badLines.has(row.line))));

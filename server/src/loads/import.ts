@@ -1,14 +1,17 @@
 // Importing loads (the CLI's `import`, the test server's importLoads): the whole input is checked
-// first and nothing is written if any row is bad; then rows are upserted by loadNumber in short
-// transactions, so that no change becomes visible long after the updatedAt it carries (clients poll
-// with a 5-minute overlap). A row whose values did not change is not written at all, and keeps its
-// updatedAt; the database's trigger keeps the rule for every other writer too.
+// first and nothing is written if any row is bad; then rows are upserted by loadNumber in one
+// transaction, so that nothing of an import is visible until all of it is, even when it is killed
+// part-way. Each row is stamped when it is written, and the settled feed (migrations/0006) holds the
+// customer's feed back while the import runs instead of letting a change slip behind clients' cursors.
+// A row whose values did not change is not written at all, and keeps its updatedAt; the database's
+// trigger keeps the rule for every other writer too.
 import type pg from 'pg';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
+import { withTransaction } from '../db/pool.js';
 import { columnOf, sqlTypeOf, WRITABLE_LOAD_FIELDS } from './columns.js';
 import { checkLoadInput, type LoadRecord } from './load-input.js';
 
-/** Rows per transaction: short enough to commit within moments of the stamp it gives its rows. */
+/** Rows per statement: a bounded parameter and a bounded result, in the import's one transaction. */
 export const IMPORT_BATCH_SIZE = 1000;
 
 export interface NumberedRow {
@@ -79,15 +82,16 @@ export async function importLoads(pool: pg.Pool, customerCode: string, rows: rea
   const { records, problems } = checkImport(rows);
   if (problems.length > 0) throw new ImportRejectedError(problems);
   const customerId = await customerIdOf(pool, customerCode);
-  const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
-  for (let start = 0; start < records.length; start += IMPORT_BATCH_SIZE) {
-    const batch = records.slice(start, start + IMPORT_BATCH_SIZE);
-    // One statement is one transaction: its rows share one updatedAt and commit together.
-    const written = await pool.query<{ inserted: boolean }>(UPSERT_SQL, [customerId, JSON.stringify(batch)]);
-    const inserted = written.rows.filter((row) => row.inserted).length;
-    summary.inserted += inserted;
-    summary.changed += written.rows.length - inserted;
-    summary.unchanged += batch.length - written.rows.length;
-  }
-  return summary;
+  return withTransaction(pool, async (client) => {
+    const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
+    for (let start = 0; start < records.length; start += IMPORT_BATCH_SIZE) {
+      const batch = records.slice(start, start + IMPORT_BATCH_SIZE);
+      const written = await client.query<{ inserted: boolean }>(UPSERT_SQL, [customerId, JSON.stringify(batch)]);
+      const inserted = written.rows.filter((row) => row.inserted).length;
+      summary.inserted += inserted;
+      summary.changed += written.rows.length - inserted;
+      summary.unchanged += batch.length - written.rows.length;
+    }
+    return summary;
+  });
 }

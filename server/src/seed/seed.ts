@@ -1,11 +1,13 @@
 // Writes synthetic customers and loads into a database through the importer, the same path as
 // `loadfeed-server import`: the loads are checked like any import and keep the updatedAt rule, so a
-// second run with the same seed and day leaves every row (and its updatedAt) as it was.
+// second run with the same seed and day leaves every row (and its updatedAt) as it was. The loads of a
+// customer that has no key yet are then given their history's stamps (history.ts).
 import type pg from 'pg';
-import { addCustomer, listCustomers } from '../customers/customers.js';
+import { addCustomer, customerIdOf, listCustomers } from '../customers/customers.js';
 import { importLoads, type ImportSummary, type NumberedRow } from '../loads/import.js';
 import { generateCustomers, type SeedCustomer } from './customers.js';
-import { generateLoads } from './loads.js';
+import { backdateLoads, historyStampOf } from './history.js';
+import { generateLoads, type SeedLoad } from './loads.js';
 
 /** Rows per importLoads call: a few importer transactions, small enough to keep memory flat. */
 const CHUNK_ROWS = 5_000;
@@ -61,11 +63,17 @@ export async function seedCustomerLoads(
   { seed, count, asOf }: { seed: string; count: number; asOf: Date },
   onChunk: (summary: ImportSummary) => void = () => {},
 ): Promise<void> {
+  const customerId = await customerIdOf(pool, customerCode);
   const inFlight = new Set<Promise<void>>();
   const failures: unknown[] = [];
   const send = (rows: NumberedRow[]): void => {
+    const history = new Map(rows.map(({ value }) => [(value as SeedLoad).loadNumber, historyStampOf(value as SeedLoad, asOf)]));
     const write: Promise<void> = importLoads(pool, customerCode, rows)
-      .then(onChunk, (error: unknown) => void failures.push(error))
+      .then(async (summary) => {
+        await backdateLoads(pool, customerId, history);
+        onChunk(summary);
+      })
+      .catch((error: unknown) => void failures.push(error))
       .finally(() => inFlight.delete(write));
     inFlight.add(write);
   };

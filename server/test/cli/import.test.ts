@@ -90,6 +90,37 @@ describe('loadfeed-server import', () => {
     expect(stderr).toMatch(/^line 2: loadNumber /);
   });
 
+  it('names a value too long for the database (a 5 MB field) with its line and field, before anything is written, also with --skip-invalid', async () => {
+    const huge = 'x'.repeat(5 * 1024 * 1024);
+    const fresh = { ...loads[31], loadNumber: 'NEW-BESIDE-HUGE' };
+    const path = await file('huge.ndjson', ndjson([fresh, { ...loads[32], poNumber: huge }, { ...loads[33], status: 'Lost' }, { ...loads[34], loadNumber: huge }]));
+    const refused = await runCli(['import', 'acme', path], { env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([
+      `line 2: poNumber is too long: ${huge.length} characters, at most 255`,
+      expect.stringMatching(/^line 3: status must be one of /),
+      `line 4: loadNumber is too long: ${huge.length} characters, at most 255`,
+      'loadfeed-server: nothing imported: 3 problems in the input',
+    ]);
+    const before = await stored();
+    expect(before.map((row) => row.load_number)).not.toContain(fresh.loadNumber);
+
+    const skipped = await runCli(['import', 'acme', path, '--skip-invalid', '--json'], { env: env() });
+    expect(skipped.code).toBe(0);
+    expect(JSON.parse(skipped.stdout)).toEqual({
+      inserted: 1,
+      changed: 0,
+      unchanged: 0,
+      skipped: 3,
+      problems: [
+        { line: 2, message: `poNumber is too long: ${huge.length} characters, at most 255` },
+        { line: 3, message: expect.stringMatching(/^status must be one of /) },
+        { line: 4, message: `loadNumber is too long: ${huge.length} characters, at most 255` },
+      ],
+    });
+    expect(skipped.stdout.length).toBeLessThan(1000);
+  });
+
   it.each([
     [['import', 'nobody', '-'], /^loadfeed-server: no customer has the code "nobody"/],
     [['import', 'acme', '/no/such/file.ndjson'], /^loadfeed-server: cannot read \/no\/such\/file\.ndjson: no such file$/],

@@ -19,14 +19,25 @@ describe('the updatedAt rule, kept by the database', () => {
     await app?.close();
   });
 
-  it('stamps an insert at millisecond precision, one stamp for every row of one transaction', async () => {
-    await app.load('acme', [aLoad('T-1'), aLoad('T-2'), aLoad('T-3')]);
-    const { rows } = await app.pool.query<{ stamps: number; sub_ms: number }>(
-      `SELECT count(DISTINCT updated_at)::int AS stamps,
-              count(*) FILTER (WHERE updated_at <> date_trunc('milliseconds', updated_at))::int AS sub_ms
-         FROM loads WHERE load_number LIKE 'T-%'`,
+  it('stamps each row when it is written, at millisecond precision, not when its transaction began', async () => {
+    const client = await app.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const began = (await client.query<{ at: Date }>('SELECT now() AS at')).rows[0]!.at;
+      await client.query("INSERT INTO loads (customer_id, load_number, status) SELECT id, 'T-2', 'Available' FROM customers WHERE code = 'acme'");
+      await client.query('SELECT pg_sleep(0.02)');
+      await client.query("INSERT INTO loads (customer_id, load_number, status) SELECT id, 'T-3', 'Available' FROM customers WHERE code = 'acme'");
+      await client.query('COMMIT');
+      const [two, three] = [await stampOf('T-2'), await stampOf('T-3')];
+      expect(two.getTime()).toBeGreaterThanOrEqual(began.getTime());
+      expect(three.getTime() - two.getTime()).toBeGreaterThanOrEqual(19);
+    } finally {
+      client.release();
+    }
+    const { rows: precision } = await app.pool.query<{ sub_ms: number }>(
+      `SELECT count(*) FILTER (WHERE updated_at <> date_trunc('milliseconds', updated_at))::int AS sub_ms FROM loads WHERE load_number LIKE 'T-%'`,
     );
-    expect(rows[0]).toEqual({ stamps: 1, sub_ms: 0 });
+    expect(precision[0]!.sub_ms).toBe(0);
   });
 
   it('keeps updatedAt when a re-import changes nothing', async () => {
@@ -80,6 +91,29 @@ describe('the updatedAt rule, kept by the database', () => {
        SELECT id, 'I-1', 'Available', '1999-01-01T00:00:00Z' FROM customers WHERE code = 'acme'
        RETURNING updated_at AS at, date_trunc('milliseconds', now()) AS now`,
     );
-    expect(rows[0]!.at).toEqual(rows[0]!.now);
+    expect(rows[0]!.at.getTime()).toBeGreaterThanOrEqual(rows[0]!.now.getTime());
+  });
+
+  it('takes a past stamp only while seeding a customer no key can read yet', async () => {
+    await app.customer('fresh');
+    const backdate = async (loadNumber: string): Promise<Date> => {
+      const client = await app.pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query("SELECT set_config('loadfeed.backdating_customer', (SELECT id::text FROM customers WHERE code = 'fresh'), true)");
+        await client.query(
+          `INSERT INTO loads (customer_id, load_number, status, updated_at)
+           SELECT id, $1::text, 'Available', '2026-01-02T03:04:05.678Z' FROM customers WHERE code = 'fresh'`,
+          [loadNumber],
+        );
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      return stampOf(loadNumber);
+    };
+    expect((await backdate('B-1')).toISOString()).toBe('2026-01-02T03:04:05.678Z');
+    await app.key('fresh');
+    expect((await backdate('B-2')).getTime()).toBeGreaterThan(Date.parse('2026-06-01T00:00:00Z'));
   });
 });

@@ -1,0 +1,171 @@
+// `npm run bench:horizon -w @loadfeed/server`: what the settled feed costs, measured side by side in one
+// run on a database of its own (DECISIONS.md, the settled feed). Not part of `npm test`.
+//
+// 1. A request's database work with and without the horizon, from 8 concurrent connections: the
+//    admission (admit_request: key lookup, rate-limit count, horizon) and page 1 with its count kept,
+//    against the same with a copy of admit_request that skips the horizon, made in the bench database.
+//    Throughput ratio; and the median round trip of the horizon alone against `SELECT 1`.
+// 2. Horizon lag (now - horizon) sampled every 5 ms while 4 writers commit short transactions to the
+//    same customer as fast as they can: p50, p99, max.
+//
+// Environment: BENCH_DATABASE_URL's server (else TEST_DATABASE_URL/DATABASE_URL's, else embedded),
+// BENCH_SECONDS (5 per measured run), BENCH_ROUNDS (3 alternating rounds).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { hashKey } from '../../dist/auth/key-format.js';
+import { createPool } from '../../dist/db/pool.js';
+import { migrate } from '../../dist/db/migrate.js';
+import { createKey } from '../../dist/keys/keys.js';
+import { feedWindowStart } from '../../dist/loads/feed-window.js';
+import { COUNT_LOADS_SQL, matchingParameters, pageStatement } from '../../dist/loads/list.js';
+import { seedDatabase } from '../../dist/seed/seed.js';
+import { openBenchDatabase } from './database.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 8;
+const WRITERS = 4;
+const UNLIMITED = 2_000_000_000;
+const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+const percentile = (sorted: number[], share: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const bench = await openBenchDatabase(process.env);
+const url = new URL(bench.url);
+const name = `loadfeed_bench_horizon_${randomBytes(3).toString('hex')}`;
+const admin = new pg.Client({ connectionString: bench.url });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+url.pathname = `/${name}`;
+const pool = createPool(url.toString(), { max: CONNECTIONS + 2 });
+try {
+  await migrate(url.toString());
+  const seeded = await seedDatabase(pool, { seed: 'horizon', customers: 2, loads: 40_000, asOf: new Date() });
+  await pool.query('VACUUM (ANALYZE) loads');
+  const customer = seeded.customers[0]!;
+  const { key } = await createKey(pool, customer.code, { rateLimit: UNLIMITED });
+  const customerId = (await pool.query<{ id: string }>('SELECT id::text AS id FROM customers WHERE code = $1::text', [customer.code])).rows[0]!.id;
+  const windowStart = feedWindowStart(new Date());
+  const filters = { page: 1, pageSize: 100 };
+
+  // admit_request without its last step: the baseline that does everything but read the settled state
+  // (the horizon and the feed version after it). A body that no longer holds that step stops the run, so
+  // that the baseline can never quietly be the server's own function.
+  const SETTLED_STEP = 'SELECT s.settled_through, s.feed_version INTO settled_through, feed_version FROM feed_settled_state(customer_id) AS s;';
+  const { rows: source } = await pool.query<{ body: string }>("SELECT pg_get_functiondef('admit_request'::regproc) AS body");
+  if (!source[0]!.body.includes(SETTLED_STEP)) throw new Error('bench:horizon: admit_request no longer reads feed_settled_state as this baseline expects');
+  await pool.query(
+    source[0]!.body
+      .replace('FUNCTION public.admit_request(', 'FUNCTION public.admit_request_unsettled(')
+      .replace(SETTLED_STEP, 'settled_through := clock_timestamp(); feed_version := 0;'),
+  );
+  const admit = (horizon: boolean) =>
+    `SELECT customer_id::text AS customer_id, settled_through FROM ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, now(), interval '60 seconds', interval '60 seconds')`;
+  const keyHash = hashKey(key);
+  const count = Number(
+    (await pool.query<{ total_count: string }>(COUNT_LOADS_SQL, matchingParameters({ customerId, windowStart, settledThrough: new Date().toISOString() }, filters))).rows[0]!.total_count,
+  );
+
+  /** One request's database work: admission, then page 1 with its count kept, as the server does. */
+  async function request(horizon: boolean): Promise<number> {
+    const started = performance.now();
+    const admitted = (await pool.query<{ settled_through: Date }>(admit(horizon), [keyHash, UNLIMITED])).rows[0]!;
+    const took = performance.now() - started;
+    const { sql, values } = pageStatement({ customerId, windowStart, settledThrough: admitted.settled_through.toISOString() }, filters, count);
+    await pool.query(sql, values);
+    return took;
+  }
+
+  async function throughput(horizon: boolean): Promise<{ perSecond: number; admissionMs: number[] }> {
+    const until = performance.now() + SECONDS * 1000;
+    let done = 0;
+    const admissionMs: number[] = [];
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < until) {
+          admissionMs.push(await request(horizon));
+          done += 1;
+        }
+      }),
+    );
+    return { perSecond: done / SECONDS, admissionMs };
+  }
+
+  log('loadfeed settled-feed benchmark');
+  log(`  ${seeded.customers[0]!.loads} loads for the measured customer; ${CONNECTIONS} connections, ${SECONDS} s runs, median of ${ROUNDS} alternating rounds`);
+  await throughput(true);
+  const without: number[] = [];
+  const withHorizon: number[] = [];
+  const admission: Record<'with' | 'without', number[]> = { with: [], without: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const plain = await throughput(false);
+    without.push(plain.perSecond);
+    admission.without.push(...plain.admissionMs);
+    const settled = await throughput(true);
+    withHorizon.push(settled.perSecond);
+    admission.with.push(...settled.admissionMs);
+  }
+  // The horizon alone, one statement after another on an otherwise idle connection.
+  const alone: Record<'horizon' | 'one', number[]> = { horizon: [], one: [] };
+  for (let index = 0; index < 2_000; index++) {
+    for (const [label, sql] of [['one', 'SELECT 1'], ['horizon', 'SELECT feed_settled_through($1::bigint)']] as const) {
+      const started = performance.now();
+      await pool.query(sql, label === 'one' ? [] : [customerId]);
+      alone[label].push(performance.now() - started);
+    }
+  }
+  const [before, after] = [median(without), median(withHorizon)];
+  const ms = (values: number[]) => `${median(values).toFixed(3)} ms`;
+  log();
+  log('| request work: admission (key, rate-limit count[, horizon]) + page 1, count kept | requests/s | admission median |');
+  log('|---|---:|---:|');
+  log(`| without the horizon | ${before.toFixed(0)} | ${ms(admission.without)} |`);
+  log(`| with the horizon (the server's admit_request) | ${after.toFixed(0)} | ${ms(admission.with)} |`);
+  log(`| ratio with / without (goal >= 0.95) | ${(after / before).toFixed(2)} | |`);
+  log();
+  log(`horizon alone, one connection: ${ms(alone.horizon)} against ${ms(alone.one)} for SELECT 1 (added: ${(median(alone.horizon) - median(alone.one)).toFixed(3)} ms; goal <= 0.2 ms)`);
+
+  // Lag under a steady write load of short transactions to the measured customer.
+  const loadNumbers = (await pool.query<{ load_number: string }>('SELECT load_number FROM loads WHERE customer_id = $1::bigint LIMIT 1000', [customerId])).rows.map((row) => row.load_number);
+  const stopAt = performance.now() + SECONDS * 1000;
+  let commits = 0;
+  const writers = Array.from({ length: WRITERS }, async (_, writer) => {
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      for (let index = writer; performance.now() < stopAt; index += WRITERS) {
+        await client.query('UPDATE loads SET po_number = $2::text WHERE customer_id = $1::bigint AND load_number = $3::text', [
+          customerId,
+          `lag-${index}`,
+          loadNumbers[index % loadNumbers.length],
+        ]);
+        commits += 1;
+      }
+    } finally {
+      await client.end();
+    }
+  });
+  const lags: number[] = [];
+  while (performance.now() < stopAt) {
+    const { rows } = await pool.query<{ lag_ms: number }>(
+      'SELECT extract(epoch FROM clock_timestamp() - feed_settled_through($1::bigint)) * 1000 AS lag_ms',
+      [customerId],
+    );
+    lags.push(Number(rows[0]!.lag_ms));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await Promise.all(writers);
+  lags.sort((a, b) => a - b);
+  log();
+  log(`| horizon lag under ${(commits / SECONDS).toFixed(0)} short write transactions/s to the customer (${lags.length} samples) | ms |`);
+  log('|---|---:|');
+  log(`| p50 | ${percentile(lags, 0.5).toFixed(2)} |`);
+  log(`| p99 (goal <= 100) | ${percentile(lags, 0.99).toFixed(2)} |`);
+  log(`| max | ${lags[lags.length - 1]!.toFixed(2)} |`);
+} finally {
+  await pool.end();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+  await bench.stop();
+}

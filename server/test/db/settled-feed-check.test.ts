@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createPool } from '../../src/db/pool.js';
+import { checkSettledFeed } from '../../src/db/settled-feed-check.js';
+import { createLogger } from '../../src/logging.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { createTestRole, SERVER_GRANTS, type TestRole } from '../support/roles.js';
+
+// DECISIONS.md: the server never serves an unsafe feed silently. If it cannot compute the settled
+// horizon, it refuses to start with a one-line reason that names the grant.
+describe('the settled feed, checked at start', () => {
+  const database = useTestDatabase();
+  const unmigrated = useTestDatabase();
+  let role: TestRole;
+  const pools: pg.Pool[] = [];
+  const poolOf = (url: string) => {
+    const pool = createPool(url, { max: 2 });
+    pools.push(pool);
+    return pool;
+  };
+  const asAdmin = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(sql).finally(() => admin.end());
+  };
+
+  beforeAll(async () => {
+    await migrate(database.url);
+    role = await createTestRole(database.url, 'lf_server', SERVER_GRANTS);
+  });
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+
+  it('passes for a role that is not a superuser, with the default privileges', async () => {
+    await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
+  });
+
+  it('refuses to start a server whose role cannot read pg_locks, naming the grant', async () => {
+    await asAdmin('REVOKE SELECT ON pg_catalog.pg_locks FROM PUBLIC');
+    try {
+      const config = loadConfig({ DATABASE_URL: role.url, LOG_LEVEL: 'silent' });
+      const started = createServer(config, { pool: poolOf(role.url), logger: createLogger('silent') });
+      await expect(started).rejects.toThrow(`GRANT SELECT ON pg_catalog.pg_locks TO ${role.name}`);
+      await asAdmin(`GRANT SELECT ON pg_catalog.pg_locks TO ${role.name}`);
+      await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
+    } finally {
+      await asAdmin('GRANT SELECT ON pg_catalog.pg_locks TO PUBLIC');
+    }
+  });
+
+  it('refuses a database that was never migrated, saying to migrate', async () => {
+    await expect(checkSettledFeed(poolOf(unmigrated.url))).rejects.toThrow('run `loadfeed-server migrate` first');
+  });
+});
