@@ -1,6 +1,7 @@
 // Every error a client can get, as SPEC §7's error body, decided in this one place. Errors are raised as
 // Boom where they are found; here each becomes `{ error, details? }` with the headers its status needs.
-// A 5xx never shows what went wrong inside (the log has it); a 401 is the same whatever its cause.
+// A 5xx never shows what went wrong inside (app.ts logs its cause, with the request id); a 401 is the
+// same whatever its cause; a 503 says when to come back.
 import type { Boom } from '@hapi/boom';
 import type { ErrorBody, ValidationErrorBody } from '@loadfeed/spec';
 
@@ -15,6 +16,7 @@ const MESSAGES: Record<number, string> = {
   401: 'A valid API key is required: send Authorization: Bearer <key>',
   404: 'Not found',
   500: 'Internal server error',
+  503: 'The server is busy; retry after the number of seconds in Retry-After',
 };
 
 /** Headers that belong to a status whatever raised it. */
@@ -33,6 +35,7 @@ export function errorResponse(error: Boom): ErrorResponse {
   const status = error.output.statusCode;
   const headers: Record<string, string> = { ...HEADERS[status] };
   if (status === 405) headers.Allow = String(error.output.headers.Allow ?? 'GET');
+  if (status === 503) headers['Retry-After'] = String((error.data as { retryAfter?: number } | null)?.retryAfter ?? 1);
   if (status >= 500) return { status, body: { error: MESSAGES[status] ?? MESSAGES[500]! }, headers };
   const message = MESSAGES[status] ?? error.message;
   if (status === 400) return { status, body: { error: message, details: detailsOf(error) }, headers };

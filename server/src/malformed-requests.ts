@@ -1,10 +1,16 @@
-// Requests Node's HTTP parser refuses before hapi sees them: headers (the URL included) over Node's
-// 16 KiB limit, or bytes that are not HTTP. hapi answers those with a bare "400 Bad Request" and no body;
-// SPEC §7 gives every error a JSON error body, so this answers them itself: 431 for headers too large,
-// 400 (with `details`) for the rest, each with an X-Request-Id. A connection with a response still in
-// progress (a pipelined request) is left to hapi, which ends it after that response.
+// Requests that never reach a route as hapi sees them, still answered with SPEC §7's error body and an
+// X-Request-Id: what Node's HTTP parser refuses (headers, the URL included, over Node's 16 KiB limit:
+// 431; headers not sent within HEADERS_TIMEOUT_MS: 408; bytes that are not HTTP: 400), a CONNECT
+// (405), an Expect header other than 100-continue (417), and an HTTP/1.1 request without a Host header
+// (400; Node's own check would answer it with a bare 400, so the listener leaves it to this one, see
+// app.ts). hapi's own handler of parser errors is replaced, not wrapped: it logs the error whole, and
+// Node's parser errors carry the raw bytes of the connection (`rawPacket`), a key among them. A refusal
+// that follows a request still being answered on the same connection (pipelining) waits for that
+// response, so that it is not lost.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import Boom from '@hapi/boom';
 import type { Server } from '@hapi/hapi';
 import type { ErrorBody, ValidationErrorBody } from '@loadfeed/spec';
 import type { Logger } from 'pino';
@@ -13,6 +19,7 @@ interface Refusal {
   status: number;
   reason: string;
   body: ErrorBody | ValidationErrorBody;
+  headers?: Record<string, string>;
 }
 
 const HEADERS_TOO_LARGE: Refusal = {
@@ -21,19 +28,45 @@ const HEADERS_TOO_LARGE: Refusal = {
   body: { error: 'The request line and headers are too large (more than 16 KiB together); shorten the URL or the headers' },
 };
 
+const HEADERS_TOO_SLOW: Refusal = {
+  status: 408,
+  reason: 'Request Timeout',
+  body: { error: 'The request headers did not arrive in time' },
+};
+
 const NOT_HTTP: Refusal = {
   status: 400,
   reason: 'Bad Request',
   body: { error: 'Malformed HTTP request', details: ['the request could not be parsed as HTTP/1.1'] },
 };
 
-function rawResponse({ status, reason, body }: Refusal): string {
+const EXPECTATION: Refusal = {
+  status: 417,
+  reason: 'Expectation Failed',
+  body: { error: 'Expectation failed; this server meets only Expect: 100-continue' },
+};
+
+const CONNECT: Refusal = {
+  status: 405,
+  reason: 'Method Not Allowed',
+  body: { error: 'Method not allowed; this server answers GET only' },
+  headers: { Allow: 'GET' },
+};
+
+function refusalOf(code: string | undefined): Refusal {
+  if (code === 'HPE_HEADER_OVERFLOW') return HEADERS_TOO_LARGE;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return HEADERS_TOO_SLOW;
+  return NOT_HTTP;
+}
+
+function rawResponse({ status, reason, body, headers = {} }: Refusal, requestId: string): string {
   const json = JSON.stringify(body);
   return [
     `HTTP/1.1 ${status} ${reason}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(json)}`,
-    `X-Request-Id: ${randomUUID()}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `X-Request-Id: ${requestId}`,
     'Connection: close',
     '',
     json,
@@ -41,25 +74,69 @@ function rawResponse({ status, reason, body }: Refusal): string {
 }
 
 export function answerMalformedRequests(server: Server, logger: Logger): void {
-  const inFlight = new WeakMap<Socket, number>();
-  const change = (socket: Socket, by: number) => inFlight.set(socket, (inFlight.get(socket) ?? 0) + by);
-  server.ext('onRequest', (request, h) => {
-    const { socket } = request.raw.req;
-    change(socket, 1);
-    request.raw.res.once('close', () => change(socket, -1));
-    return h.continue;
-  });
-
   const listener = server.listener;
-  const hapiHandlers = listener.listeners('clientError') as ((error: Error, socket: Socket) => void)[];
+
+  // Responses not yet finished, per connection: counted from Node's 'request' event, before hapi takes
+  // the request, because a pipelined request's parser error comes in the same tick as the request before it.
+  const unfinished = new WeakMap<Socket, Set<ServerResponse>>();
+  const track = (request: IncomingMessage, response: ServerResponse) => {
+    const { socket } = request;
+    const responses = unfinished.get(socket) ?? new Set<ServerResponse>();
+    unfinished.set(socket, responses);
+    responses.add(response);
+    response.once('close', () => responses.delete(response));
+  };
+  listener.prependListener('request', track);
+
+  const refuse = (socket: Socket, refusal: Refusal, code: string | undefined): void => {
+    const requestId = randomUUID();
+    // The code alone says what was wrong; the error itself holds the connection's raw bytes.
+    logger.info({ requestId, code, status: refusal.status }, 'malformed request refused');
+    const send = () => {
+      if (socket.writable) socket.end(rawResponse(refusal, requestId));
+      else socket.destroy();
+    };
+    const pending = [...(unfinished.get(socket) ?? [])];
+    if (pending.length === 0) return send();
+    let left = pending.length;
+    for (const response of pending) {
+      response.once('close', () => {
+        left -= 1;
+        if (left === 0) send();
+      });
+    }
+  };
+
   listener.removeAllListeners('clientError');
   listener.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || (inFlight.get(socket) ?? 0) > 0) {
-      for (const handler of hapiHandlers) handler.call(listener, error, socket);
+    if (!socket.writable) {
+      // The client has gone (a reset mid-request): nobody to answer.
+      socket.destroy();
       return;
     }
-    const refusal = error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : NOT_HTTP;
-    logger.info({ code: error.code, status: refusal.status }, 'malformed request refused');
-    socket.end(rawResponse(refusal));
+    refuse(socket, refusalOf(error.code), error.code);
+  });
+
+  listener.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => {});
+    refuse(socket, CONNECT, 'CONNECT');
+  });
+
+  // An Expect other than 100-continue: Node answers a bare 417 unless told otherwise.
+  listener.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    track(request, response);
+    const requestId = randomUUID();
+    logger.info({ requestId, status: EXPECTATION.status }, 'unmet expectation refused');
+    const json = JSON.stringify(EXPECTATION.body);
+    response.writeHead(EXPECTATION.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), 'X-Request-Id': requestId });
+    response.end(json);
+  });
+
+  server.ext('onRequest', (request, h) => {
+    const { httpVersion, headers } = request.raw.req;
+    if (httpVersion === '1.1' && headers.host === undefined) {
+      throw Boom.badRequest('Malformed HTTP request', { details: ['an HTTP/1.1 request must carry a Host header'] });
+    }
+    return h.continue;
   });
 }

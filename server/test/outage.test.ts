@@ -1,3 +1,4 @@
+import type { ServerInjectResponse } from '@hapi/hapi';
 import { checkResponse } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
@@ -16,9 +17,10 @@ describe('a database outage', () => {
     key = (await setup.key('acme')).key;
     await setup.close();
     proxy = await startProxy(database.url);
-    app = await startApp(proxy.url);
+    app = await startApp(proxy.url, { env: { DB_STATEMENT_TIMEOUT_MS: '1000', DB_CONNECT_TIMEOUT_MS: '1000' } });
   });
   afterAll(async () => {
+    proxy?.thaw();
     await app?.close();
     await proxy?.close();
   });
@@ -32,6 +34,7 @@ describe('a database outage', () => {
       expect(response.statusCode).toBe(500);
       expect(JSON.parse(response.payload)).toEqual({ error: 'Internal server error' });
       expect(checkResponse(asChecked(response))).toEqual([]);
+      expect(causeOf(response).err.message).toMatch(/connect|terminat|ECONNREFUSED|ECONNRESET|timeout/i);
     }
     expect((await app.get('/readyz')).statusCode).toBe(503);
     expect((await app.get('/healthz')).statusCode).toBe(200);
@@ -41,6 +44,33 @@ describe('a database outage', () => {
     const recovered = await app.get('/api/v1/loads', key);
     expect(recovered.statusCode).toBe(200);
     expect(checkResponse(asChecked(recovered))).toEqual([]);
+  });
+
+  it('ends a request to a database that stops answering with a 500 within the statement timeout and a second, and recovers', async () => {
+    expect((await app.get('/api/v1/loads', key)).statusCode).toBe(200);
+    proxy.freeze();
+    try {
+      const started = Date.now();
+      const inFlight = await app.get('/api/v1/loads', key);
+      const waited = Date.now() - started;
+      expect(inFlight.statusCode).toBe(500);
+      expect(JSON.parse(inFlight.payload)).toEqual({ error: 'Internal server error' });
+      // DB_STATEMENT_TIMEOUT_MS=1000: the client-side deadline is 2 s (19.9 s before: no deadline).
+      expect(waited).toBeGreaterThanOrEqual(1_900);
+      expect(waited).toBeLessThan(4_000);
+      expect(causeOf(inFlight).err.message).toMatch(/timeout/i);
+      // A new connection to it: bounded by DB_CONNECT_TIMEOUT_MS=1000.
+      const next = Date.now();
+      expect((await app.get('/api/v1/loads', key)).statusCode).toBe(500);
+      expect(Date.now() - next).toBeLessThan(3_000);
+    } finally {
+      proxy.thaw();
+    }
+    let status = 0;
+    for (let attempt = 0; attempt < 5 && status !== 200; attempt += 1) {
+      status = (await app.get('/api/v1/loads', key)).statusCode;
+    }
+    expect(status).toBe(200);
   });
 
   it('survives its connections being terminated by the database', async () => {
@@ -59,4 +89,15 @@ describe('a database outage', () => {
     }
     expect(status).toBe(200);
   });
+
+  /** The one line that logs why `response` is a 5xx: level 50, with the request id, and no key in it. */
+  function causeOf(response: ServerInjectResponse): { level: number; err: { message: string; stack?: string } } {
+    const requestId = String(response.headers['x-request-id']);
+    const lines = app.logLines.filter((line) => line.includes(requestId));
+    expect(lines.join('\n')).not.toContain(key.slice('lf_live_'.length));
+    const causes = lines.map((line) => JSON.parse(line) as { level: number; err?: { message: string } }).filter((line) => line.err);
+    expect(causes).toHaveLength(1);
+    expect(causes[0]!.level).toBe(50);
+    return causes[0] as { level: number; err: { message: string } };
+  }
 });

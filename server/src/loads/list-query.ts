@@ -83,6 +83,17 @@ function quote(value: unknown): string {
   return JSON.stringify(text.length > QUOTED_LENGTH ? `${text.slice(0, QUOTED_LENGTH)}…` : text);
 }
 
+/** A date-time whose offset lost its `+`: an unencoded `+` in a query string is read as a space. */
+const PLUS_READ_AS_SPACE = /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)? \d{2}:\d{2}$/;
+const DATE_PARAMETERS: ReadonlySet<string> = new Set<keyof ListLoadsQuery>(['updatedSince', 'pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo']);
+
+/** A hint after a message, for the one mistake a message alone does not explain. */
+function hintFor(name: keyof ListLoadsQuery, sent: unknown): string {
+  return DATE_PARAMETERS.has(name) && typeof sent === 'string' && PLUS_READ_AS_SPACE.test(sent)
+    ? '; a "+" in a URL query reads as a space: encode the offset\'s "+" as %2B'
+    : '';
+}
+
 function isParameter(name: string): name is keyof ListLoadsQuery {
   return (LIST_LOADS_PARAMETERS as readonly string[]).includes(name);
 }
@@ -105,7 +116,9 @@ export function parseListLoadsQuery(query: Record<string, string | string[]>, ma
   const { value, error } = schema.validate(wellFormed);
   for (const problem of error?.details ?? []) {
     const name = String(problem.path[0]) as keyof ListLoadsQuery;
-    details.add(`${name} must be ${EXPECTED[name]} (got ${quote(problem.context?.value)})`);
+    // What was sent, not what joi made of it (`1e400` converts to Infinity); a repeated status names its own value.
+    const sent = problem.path.length > 1 ? problem.context?.value : wellFormed[name];
+    details.add(`${name} must be ${EXPECTED[name]} (got ${quote(sent)})${hintFor(name, sent)}`);
   }
   if (details.size > 0) throw Boom.badRequest('Invalid query parameters', { details: [...details] });
   const { status: statuses, ...rest } = value as ParsedQuery;

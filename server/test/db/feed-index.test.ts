@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
 import { feedWindowStart } from '../../src/loads/feed-window.js';
@@ -32,7 +33,7 @@ describe('the feed index', () => {
   });
 
   it('serves a deep page of the feed by an index-only scan of the feed index', async () => {
-    const parameters = listLoadsParameters(await acmeId(app), feedWindowStart(new Date()), { page: 80, pageSize: 100 });
+    const parameters = listLoadsParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(new Date()), settledThrough: new Date().toISOString() }, { page: 80, pageSize: 100 });
     const nodes = await planNodes(app.pool, LIST_LOADS_SQL, parameters);
     const [current] = await feedIndexes();
     const feedScans = nodes.filter((node) => node['Index Name'] === current);
@@ -49,7 +50,7 @@ describe('the feed index', () => {
     expect(renewed.current > before!).toBe(true);
     expect(await feedIndexes()).toEqual([renewed.current]);
     // Still used: the queries' cutoff on that later day implies the new predicate.
-    const parameters = listLoadsParameters(await acmeId(app), feedWindowStart(later), { page: 1, pageSize: 100 });
+    const parameters = listLoadsParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(later), settledThrough: later.toISOString() }, { page: 1, pageSize: 100 });
     expect((await planNodes(app.pool, LIST_LOADS_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
   });
 
@@ -80,5 +81,62 @@ describe('the feed index', () => {
     expect(await feedIndexes()).toEqual([renewed.current]);
     const { rows } = await app.pool.query<{ valid: boolean }>('SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = $1::regclass', [renewed.current]);
     expect(rows[0]!.valid).toBe(true);
+  });
+
+  /** The app's pool, with every statement of the upkeep's own session seen by `onQuery` before it is sent. */
+  function watchedPool(onQuery: (text: string) => void): { pool: pg.Pool; released: () => number } {
+    let released = 0;
+    const pool = {
+      query: (text: string, values?: unknown[]) => app.pool.query(text, values),
+      async connect() {
+        const client = await app.pool.connect();
+        const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
+        const release = client.release.bind(client);
+        Object.assign(client, {
+          query: (config: string | { text: string }, values?: unknown) => {
+            try {
+              onQuery(typeof config === 'string' ? config : config.text);
+            } catch (error) {
+              return Promise.reject(error);
+            }
+            return query(config, values);
+          },
+          release: (error?: Error | boolean) => {
+            released += 1;
+            release(error);
+          },
+        });
+        return client;
+      },
+    } as unknown as pg.Pool;
+    return { pool, released: () => released };
+  }
+
+  it('sends no statement once cancelled, even one the cancel did not reach (a build after the abort)', async () => {
+    const due = new Date(Date.now() + 400 * 86_400_000);
+    const before = await feedIndexes();
+    const stopping = new AbortController();
+    const sent: string[] = [];
+    const { pool, released } = watchedPool((text) => {
+      sent.push(text);
+      // The abort lands while the session lists the indexes: between two statements.
+      if (text.includes('pg_index')) setImmediate(() => stopping.abort());
+    });
+    const renewal = keepFeedIndexCurrent(pool, due, { signal: stopping.signal });
+    await expect(renewal).rejects.toThrow(/abort/i);
+    expect(sent.some((text) => /CREATE INDEX/.test(text))).toBe(false);
+    expect(released()).toBe(1);
+    expect(await feedIndexes()).toEqual(before);
+    // Nothing is left holding the upkeep lock.
+    const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'");
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('releases its session when its first statement fails', async () => {
+    const { pool, released } = watchedPool((text) => {
+      if (text.includes('pg_backend_pid')) throw new Error('connection lost');
+    });
+    await expect(keepFeedIndexCurrent(pool, new Date(Date.now() + 400 * 86_400_000))).rejects.toThrow('connection lost');
+    expect(released()).toBe(1);
   });
 });

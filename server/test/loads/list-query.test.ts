@@ -81,6 +81,24 @@ describe('listLoads query parameters', () => {
     }
   });
 
+  it('quotes the value sent, not what it converts to', () => {
+    expect(detailsOf({ pageSize: '1e400' })).toEqual([expect.stringMatching(/\(got "1e400"\)$/)]);
+    expect(detailsOf({ page: '1e400' })).toEqual([expect.stringMatching(/\(got "1e400"\)$/)]);
+    expect(detailsOf({ pageSize: '-1e400' })).toEqual([expect.stringMatching(/\(got "-1e400"\)$/)]);
+    expect(detailsOf({ status: ['Covered', 'covered'] })).toEqual([expect.stringMatching(/\(got "covered"\)$/)]);
+  });
+
+  it('says to encode "+" as %2B when an offset\'s "+" arrived as a space', () => {
+    for (const name of ['updatedSince', 'pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo']) {
+      const [message] = detailsOf({ [name]: '2026-01-01T00:00:00 14:00' });
+      expect(message).toContain('(got "2026-01-01T00:00:00 14:00")');
+      expect(message).toContain('%2B');
+    }
+    expect(detailsOf({ updatedSince: '2026-01-01T00:00:00.123 05:30' })[0]).toContain('%2B');
+    expect(detailsOf({ updatedSince: 'yesterday' })[0]).not.toContain('%2B');
+    expect(parse({ updatedSince: '2026-01-01T00:00:00+14:00' }).updatedSince).toBe('2025-12-31T10:00:00.000Z');
+  });
+
   it('refuses a page number too large to echo exactly, and takes it up to that limit', () => {
     expect(detailsOf({ page: '9007199254740992' })).toEqual(['page must be a whole number from 1 to 9007199254740991 (got "9007199254740992")']);
     expect(parse({ page: '9007199254740991' }).page).toBe(Number.MAX_SAFE_INTEGER);

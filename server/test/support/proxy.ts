@@ -1,5 +1,7 @@
-// A TCP proxy in front of PostgreSQL that a test can cut and restore: the database "goes away" for the
-// server (connections drop, new ones are refused) without stopping the PostgreSQL other tests share.
+// A TCP proxy in front of PostgreSQL that a test can cut and restore, or freeze and thaw: the database
+// "goes away" for the server (connections drop, new ones are refused) or stops answering (connections
+// stay open, bytes are held, as with a PostgreSQL whose processes are stopped), without touching the
+// PostgreSQL other tests share.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -8,13 +10,23 @@ export interface CuttableProxy {
   url: string;
   cut(): void;
   restore(): void;
+  /** Holds every byte in both directions, on open and new connections, until thaw(). */
+  freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(databaseUrl: string): Promise<CuttableProxy> {
   const target = new URL(databaseUrl);
   const sockets = new Set<Socket>();
+  const held: (() => void)[] = [];
   let open = true;
+  let frozen = false;
+  const forward = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (frozen) held.push(() => to.write(chunk));
+      else to.write(chunk);
+    });
   const server: Server = createServer((client) => {
     if (!open) {
       client.destroy();
@@ -30,7 +42,8 @@ export async function startProxy(databaseUrl: string): Promise<CuttableProxy> {
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    forward(client, upstream);
+    forward(upstream, client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(databaseUrl);
@@ -44,6 +57,13 @@ export async function startProxy(databaseUrl: string): Promise<CuttableProxy> {
     },
     restore() {
       open = true;
+    },
+    freeze() {
+      frozen = true;
+    },
+    thaw() {
+      frozen = false;
+      for (const write of held.splice(0)) write();
     },
     close: () =>
       new Promise<void>((resolve) => {
