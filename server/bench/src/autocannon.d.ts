@@ -5,6 +5,13 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
+    /** Requests each connection sends in turn; setupRequest may change each one before it goes. */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; setupRequest?: (request: RequestSpec) => RequestSpec }[];
+  }
+  interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
   }
   interface Histogram {
     average: number;

@@ -1,6 +1,6 @@
 // The baseline's SQL: plain `count(*)` and `LIMIT/OFFSET` over full rows. Kept apart so that the
 // baseline server runs it and the sweep measurement EXPLAINs exactly the same statements.
-import { LOAD_SELECT_LIST } from '../../dist/loads/serialize.js';
+import { LOAD_SELECT_LIST } from './node-serialize.js';
 
 export const BASELINE_KEY_SQL = 'SELECT customer_id::text FROM api_keys WHERE key_hash = $1::bytea AND revoked_at IS NULL';
 

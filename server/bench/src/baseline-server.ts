@@ -7,7 +7,7 @@ import { LIST_LOADS_PATH } from '@loadfeed/spec';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { createPool } from '../../dist/db/pool.js';
 import { feedWindowStart } from '../../dist/loads/feed-window.js';
-import { serializeLoad, type LoadRow } from '../../dist/loads/serialize.js';
+import { serializeLoad, type LoadRow } from './node-serialize.js';
 import { BASELINE_COUNT_SQL, BASELINE_KEY_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
 
 const MAX_PAGE_SIZE = 100;

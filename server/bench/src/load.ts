@@ -9,6 +9,8 @@ export interface LoadResult {
   p99Ms: number;
   /** CPU milliseconds the server process spent per request. */
   serverCpuMsPerRequest: number;
+  /** CPU milliseconds PostgreSQL's processes spent per request. */
+  databaseCpuMsPerRequest: number;
   /** Responses other than 2xx, errors and timeouts: a measurement with any is not comparable. */
   failures: number;
 }
@@ -16,16 +18,17 @@ export interface LoadResult {
 export async function measureLoad(
   url: string,
   key: string,
-  serverCpuMs: () => number,
+  cpuMs: { server: () => number; database: () => number },
   { seconds, warmupSeconds }: { seconds: number; warmupSeconds: number },
 ): Promise<LoadResult> {
   const headers = { authorization: `Bearer ${key}` };
   await autocannon({ url, connections: CONNECTIONS, duration: warmupSeconds, headers });
-  const cpuBefore = serverCpuMs();
+  const before = { server: cpuMs.server(), database: cpuMs.database() };
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  const cpuAfter = serverCpuMs();
+  const requests = Math.max(1, result.requests.total);
   return {
-    serverCpuMsPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total),
+    serverCpuMsPerRequest: (cpuMs.server() - before.server) / requests,
+    databaseCpuMsPerRequest: (cpuMs.database() - before.database) / requests,
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -45,6 +48,7 @@ export function medianResult(rounds: readonly LoadResult[]): LoadResult {
     p50Ms: median((result) => result.p50Ms),
     p99Ms: median((result) => result.p99Ms),
     serverCpuMsPerRequest: median((result) => result.serverCpuMsPerRequest),
+    databaseCpuMsPerRequest: median((result) => result.databaseCpuMsPerRequest),
     failures: rounds.reduce((sum, result) => sum + result.failures, 0),
   };
 }

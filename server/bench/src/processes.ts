@@ -2,7 +2,7 @@
 // stopped after each measurement.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const READY = /listening on (http:\/\/[^\s]+)/;
 
@@ -52,4 +52,28 @@ export async function startServerProcess(script: string, args: string[], env: No
       await exit;
     },
   };
+}
+
+/**
+ * CPU milliseconds all of this machine's PostgreSQL processes have used so far (NaN where /proc is
+ * missing). Other databases' work on the same server counts too: read it from a quiet machine.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (!stat.includes('(postgres)')) continue;
+        const fields = stat.split(') ')[1]!.split(' ');
+        total += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      } catch {
+        // The process ended between the listing and the read.
+      }
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return total;
 }

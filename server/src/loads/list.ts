@@ -11,15 +11,17 @@
 // - With the count known before the page is read, a page nearer the end than the start is read from
 //   the end (the same index scanned backward, skipping only the rows after the page) and put back in
 //   ascending order: the deepest page skips nothing instead of the whole feed.
+// - Only settled rows are read: those stamped at or before the customer's settled horizon
+//   (migrations/0006_settled-feed.sql), which the caller fixes in a statement of its own before any of
+//   these statements takes its snapshot. The page, its count and hasMore all come from that set.
 // Absent filters are NULL parameters (`$n IS NULL OR ...`); statements are unnamed, so PostgreSQL plans
 // each with its values, folds those conditions away and proves that the window cutoff implies the
 // feed index's predicate.
-import type { Load, LoadPage } from '@loadfeed/spec';
 import type pg from 'pg';
 import { columnOf } from './columns.js';
 import { CountCache } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
-import { LOAD_SELECT_LIST, serializeLoad, type LoadRow } from './serialize.js';
+import { LOAD_JSON } from './serialize.js';
 
 const MATCHING = `
       l.customer_id = $1::bigint
@@ -31,22 +33,32 @@ const MATCHING = `
   AND ($7::timestamptz IS NULL OR l.scheduled_delivery_date >= $7::timestamptz)
   AND ($8::timestamptz IS NULL OR l.scheduled_delivery_date <= $8::timestamptz)
   AND ($9::text IS NULL OR l.${columnOf('poNumber')} = $9::text)
-  AND ($10::text IS NULL OR l.${columnOf('billingRefNumber')} = $10::text)`;
+  AND ($10::text IS NULL OR l.${columnOf('billingRefNumber')} = $10::text)
+  AND l.updated_at <= $11::timestamptz`;
 
-/** The page's ids, from the start: $11 is the page, $12 the page size. */
+/** The page's ids, from the start: $12 is the page, $13 the page size. */
 const PAGE = `
   SELECT l.id FROM loads AS l WHERE ${MATCHING}
    ORDER BY l.updated_at, l.id
-  OFFSET ($11::bigint - 1) * $12::bigint LIMIT $12::bigint`;
+  OFFSET ($12::bigint - 1) * $13::bigint LIMIT $13::bigint`;
 
-/** The page's ids, from the end: $11 rows after the page are skipped, $12 rows are the page. */
+/** The page's ids, from the end: $12 rows after the page are skipped, $13 rows are the page. */
 const PAGE_FROM_END = `
   SELECT l.id FROM loads AS l WHERE ${MATCHING}
    ORDER BY l.updated_at DESC, l.id DESC
-  OFFSET $11::bigint LIMIT $12::bigint`;
+  OFFSET $12::bigint LIMIT $13::bigint`;
 
-// The customer's feed version, read in the same snapshot as the rows (see count-cache.ts).
-const FEED_VERSION = `coalesce((SELECT v.version FROM customer_feed_versions AS v WHERE v.customer_id = $1::bigint), 0)::text`;
+// The customer's feed version and latest stamp, read in the same snapshot as the rows (see count-cache.ts).
+// Every statement returns them in its first row: a standby's statement is refused when its version is
+// older than the primary's after the horizon (db/routing.ts).
+const FEED_STATE = `coalesce((SELECT v.version FROM customer_feed_versions AS v WHERE v.customer_id = $1::bigint), 0)::text AS feed_version,
+       (SELECT v.latest_updated_at FROM customer_feed_versions AS v WHERE v.customer_id = $1::bigint) AS latest_updated_at`;
+
+/** The page's rows as one JSON array (serialize.ts), in ascending order, and how many there are. */
+const PAGE_JSON = `(
+  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(${LOAD_JSON}, ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
+    FROM page JOIN loads AS l ON l.id = page.id
+)`;
 
 /** One page, its exact count and the feed version, from one snapshot. */
 export const LIST_LOADS_SQL = `
@@ -54,20 +66,16 @@ WITH total AS (
   SELECT count(*) AS n FROM loads AS l WHERE ${MATCHING}
 ), page AS (${PAGE}
 )
-SELECT ${FEED_VERSION} AS feed_version, total.n::text AS total_count, ${LOAD_SELECT_LIST}
-  FROM total
-  LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
- ORDER BY l.updated_at, l.id`;
+SELECT ${FEED_STATE}, total.n::text AS total_count, rows.n AS page_rows, rows.json AS data
+  FROM total, ${PAGE_JSON} AS rows`;
 
 /** The page whose ids `pageIds` selects, in ascending order, and the feed version, without a count. */
 function uncountedPageSql(pageIds: string): string {
   return `
 WITH page AS (${pageIds}
 )
-SELECT ${FEED_VERSION} AS feed_version, NULL::text AS total_count, ${LOAD_SELECT_LIST}
-  FROM (VALUES (1)) AS one
-  LEFT JOIN (page JOIN loads AS l ON l.id = page.id) ON true
- ORDER BY l.updated_at, l.id`;
+SELECT ${FEED_STATE}, NULL::text AS total_count, rows.n AS page_rows, rows.json AS data
+  FROM ${PAGE_JSON} AS rows`;
 }
 
 /** One page and the feed version, for when a count taken at that version is kept. */
@@ -78,15 +86,22 @@ export const LIST_LOADS_FROM_END_SQL = uncountedPageSql(PAGE_FROM_END);
 
 /** The exact count and the feed version, from one snapshot, for a page that may be read from the end. */
 export const COUNT_LOADS_SQL = `
-SELECT ${FEED_VERSION} AS feed_version, count(*)::text AS total_count FROM loads AS l WHERE ${MATCHING}`;
+SELECT ${FEED_STATE}, count(*)::text AS total_count FROM loads AS l WHERE ${MATCHING}`;
 
-interface PageRow extends Partial<LoadRow> {
+interface FeedState {
   feed_version: string;
-  total_count: string | null;
+  /** The latest stamp of the customer's loads; null when it has none. */
+  latest_updated_at: Date | null;
 }
 
-interface CountRow {
-  feed_version: string;
+interface PageRow extends FeedState {
+  total_count: string | null;
+  page_rows: number;
+  /** The page's loads as a JSON array, in order. */
+  data: string;
+}
+
+interface CountRow extends FeedState {
   total_count: string;
 }
 
@@ -96,8 +111,17 @@ export interface PageStatement {
   values: unknown[];
 }
 
-/** The parameters of MATCHING ($1 to $10), in order; COUNT_LOADS_SQL takes these alone. */
-export function matchingParameters(customerId: string, windowStart: Date, filters: LoadFilters): unknown[] {
+/** Whose feed, and which part of it every statement reads. */
+export interface FeedScope {
+  customerId: string;
+  /** The 12-month window's start (feed-window.ts). */
+  windowStart: Date;
+  /** The settled horizon (ISO, milliseconds): only rows stamped at or before it are read. */
+  settledThrough: string;
+}
+
+/** The parameters of MATCHING ($1 to $11), in order; COUNT_LOADS_SQL takes these alone. */
+export function matchingParameters({ customerId, windowStart, settledThrough }: FeedScope, filters: LoadFilters): unknown[] {
   return [
     customerId,
     windowStart.toISOString(),
@@ -109,12 +133,13 @@ export function matchingParameters(customerId: string, windowStart: Date, filter
     filters.deliveryTo ?? null,
     filters.poNumber ?? null,
     filters.billingRefNumber ?? null,
+    settledThrough,
   ];
 }
 
 /** The parameters of LIST_LOADS_SQL and LIST_LOADS_UNCOUNTED_SQL, in order. */
-export function listLoadsParameters(customerId: string, windowStart: Date, filters: LoadFilters): unknown[] {
-  return [...matchingParameters(customerId, windowStart, filters), filters.page, filters.pageSize];
+export function listLoadsParameters(scope: FeedScope, filters: LoadFilters): unknown[] {
+  return [...matchingParameters(scope, filters), filters.page, filters.pageSize];
 }
 
 /**
@@ -122,49 +147,50 @@ export function listLoadsParameters(customerId: string, windowStart: Date, filte
  * from the end when fewer rows follow the page than precede it (a page past the end reads no rows).
  * Either reads the same rows, in the same order, provided its snapshot holds `totalCount` rows.
  */
-export function pageStatement(customerId: string, windowStart: Date, filters: LoadFilters, totalCount: number): PageStatement {
+export function pageStatement(scope: FeedScope, filters: LoadFilters, totalCount: number): PageStatement {
   const before = (filters.page - 1) * filters.pageSize;
   const rows = Math.max(0, Math.min(filters.pageSize, totalCount - before));
   const after = Math.max(0, totalCount - before - rows);
-  if (after >= before) return { sql: LIST_LOADS_UNCOUNTED_SQL, values: listLoadsParameters(customerId, windowStart, filters) };
-  return { sql: LIST_LOADS_FROM_END_SQL, values: [...matchingParameters(customerId, windowStart, filters), after, rows] };
+  if (after >= before) return { sql: LIST_LOADS_UNCOUNTED_SQL, values: listLoadsParameters(scope, filters) };
+  return { sql: LIST_LOADS_FROM_END_SQL, values: [...matchingParameters(scope, filters), after, rows] };
 }
 
-function pageOf(filters: LoadFilters, rows: PageRow[], totalCount: number): LoadPage {
-  const data: Load[] = rows.filter((row): row is PageRow & LoadRow => row.loadNumber != null).map(serializeLoad);
-  return {
-    data,
-    page: filters.page,
-    pageSize: filters.pageSize,
-    totalCount,
-    hasMore: (filters.page - 1) * filters.pageSize + data.length < totalCount,
-  };
+/** The page envelope (SPEC §2) as JSON text, its fields in the contract's order, around the rows' JSON. */
+function pageOf(filters: LoadFilters, row: PageRow, totalCount: number): string {
+  const hasMore = (filters.page - 1) * filters.pageSize + row.page_rows < totalCount;
+  return `{"data":${row.data},"page":${filters.page},"pageSize":${filters.pageSize},"totalCount":${totalCount},"hasMore":${hasMore}}`;
+}
+
+/** Keeps a count for later requests when it covers every row of its feed version (count-cache.ts). */
+function keep(counts: CountCache, key: string, scope: FeedScope, state: FeedState, count: number): void {
+  const latest = state.latest_updated_at?.getTime() ?? -Infinity;
+  if (latest <= Date.parse(scope.settledThrough)) counts.set(key, state.feed_version, latest, count);
 }
 
 /**
- * One page of a customer's feed. A kept count for these filters is used if the page's statement reads
- * the version it was taken at. Without one, page 1 is counted and read in one statement; a later page
- * is counted first, so that it can be read from the end (counting and skipping from the start would
+ * One page of a customer's settled feed. A kept count for these filters is used if the page's statement
+ * reads the version it was taken at. Without one, page 1 is counted and read in one statement; a later
+ * page is counted first, so that it can be read from the end (counting and skipping from the start would
  * scan the feed twice), and is counted and read in one statement only if a write lands in between.
  */
-export async function listLoads(pool: pg.Pool, counts: CountCache, customerId: string, windowStart: Date, filters: LoadFilters): Promise<LoadPage> {
-  const key = CountCache.keyOf(customerId, windowStart, filters);
-  const kept = counts.get(key);
+export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache, scope: FeedScope, filters: LoadFilters): Promise<string> {
+  const key = CountCache.keyOf(scope.customerId, scope.windowStart, filters);
+  const kept = counts.get(key, Date.parse(scope.settledThrough));
   if (kept) {
-    const { sql, values } = pageStatement(customerId, windowStart, filters, kept.count);
+    const { sql, values } = pageStatement(scope, filters, kept.count);
     const { rows } = await pool.query<PageRow>(sql, values);
-    if (rows[0]!.feed_version === kept.version) return pageOf(filters, rows, kept.count);
+    if (rows[0]!.feed_version === kept.version) return pageOf(filters, rows[0]!, kept.count);
   }
   if (filters.page > 1) {
-    const counted = (await pool.query<CountRow>(COUNT_LOADS_SQL, matchingParameters(customerId, windowStart, filters))).rows[0]!;
+    const counted = (await pool.query<CountRow>(COUNT_LOADS_SQL, matchingParameters(scope, filters))).rows[0]!;
     const totalCount = Number(counted.total_count);
-    counts.set(key, counted.feed_version, totalCount);
-    const { sql, values } = pageStatement(customerId, windowStart, filters, totalCount);
+    keep(counts, key, scope, counted, totalCount);
+    const { sql, values } = pageStatement(scope, filters, totalCount);
     const { rows } = await pool.query<PageRow>(sql, values);
-    if (rows[0]!.feed_version === counted.feed_version) return pageOf(filters, rows, totalCount);
+    if (rows[0]!.feed_version === counted.feed_version) return pageOf(filters, rows[0]!, totalCount);
   }
-  const { rows } = await pool.query<PageRow>(LIST_LOADS_SQL, listLoadsParameters(customerId, windowStart, filters));
+  const { rows } = await pool.query<PageRow>(LIST_LOADS_SQL, listLoadsParameters(scope, filters));
   const totalCount = Number(rows[0]!.total_count);
-  counts.set(key, rows[0]!.feed_version, totalCount);
-  return pageOf(filters, rows, totalCount);
+  keep(counts, key, scope, rows[0]!, totalCount);
+  return pageOf(filters, rows[0]!, totalCount);
 }

@@ -1,37 +1,57 @@
 // GET /api/v1/loads (SPEC §4): authenticate (401), count against the key's window (429), validate the
-// query (400, counted), then one page of the customer's feed. Any other method gets a 405.
+// query (400, counted), then one page of the customer's feed. Any other method gets a 405. A request
+// the server cannot take at once gets a 503 before all of these (admission.ts).
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
-import { LIST_LOADS_PATH, type LoadPage } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER } from '@loadfeed/spec';
 import type pg from 'pg';
-import type { Clock } from '../app.js';
+import { databaseAdmission, type AdmissionOptions } from '../admission.js';
+import type { Clock } from '../clock.js';
+import { ReadRouter } from '../db/routing.js';
 import { AUTH_SCHEME } from '../auth/scheme.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { rateLimitStep } from '../rate-limit/step.js';
 import { CountCache } from './count-cache.js';
 import { feedWindowStart } from './feed-window.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';
 
+
 export interface LoadsRouteOptions {
   pool: pg.Pool;
   clock: Clock;
-  rateLimitPerMinute: number;
   maxPageSize: number;
+  /** Turns at the database: requests beyond them get a 503 (admission.ts). */
+  admission: AdmissionOptions;
+  metrics?: Metrics | undefined;
+  /** Where pages are read (the primary, or a standby current enough); default: the primary. */
+  reads?: ReadRouter | undefined;
 }
 
-export function loadsRoutes({ pool, clock, rateLimitPerMinute, maxPageSize }: LoadsRouteOptions): ServerRoute[] {
+export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, reads = new ReadRouter(pool, [], { metrics }) }: LoadsRouteOptions): ServerRoute[] {
   const counts = new CountCache();
+  const turns = databaseAdmission(admission);
   return [
     {
       method: 'GET',
       path: LIST_LOADS_PATH,
       options: {
         auth: AUTH_SCHEME,
-        ext: { onPostAuth: { method: rateLimitStep({ pool, clock, defaultLimit: rateLimitPerMinute }) } },
-        async handler(request): Promise<LoadPage> {
+        // Authentication reads the database too, so the turn is taken before it.
+        ext: {
+          onPreAuth: { method: turns.onPreAuth },
+          onPostAuth: { method: rateLimitStep() },
+          onPreResponse: { method: turns.onPreResponse },
+        },
+        async handler(request, h) {
           const filters = parseListLoadsQuery(request.query as Record<string, string | string[]>, maxPageSize);
           const { customerId } = request.auth.credentials.app!;
-          return listLoads(pool, counts, customerId, feedWindowStart(clock()), filters);
+          const scope = { customerId, windowStart: feedWindowStart(clock()), settledThrough: request.app.settledThrough! };
+          metrics?.horizonLagSeconds.observe(Math.max(0, Date.now() - Date.parse(scope.settledThrough)) / 1000);
+          // The page arrives as JSON text from PostgreSQL (serialize.ts) and goes out as it is; it is read
+          // on a standby whose snapshot shows the feed version read after the horizon, else on the primary.
+          const page = await reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters));
+          return h.response(page).type('application/json; charset=utf-8').header(SETTLED_THROUGH_HEADER, scope.settledThrough);
         },
       },
     },

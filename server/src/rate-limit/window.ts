@@ -1,6 +1,6 @@
 // The rolling 60-second window of a key, counted in PostgreSQL (count_rate_limited_request in
-// migrations/0003_rate-limit.sql) so that every instance of the server shares it.
-import type pg from 'pg';
+// migrations/0003_rate-limit.sql, called by admit_request in 0007) so that every instance of the server
+// shares it; here the counted window becomes what the rate headers say.
 
 export const RATE_WINDOW_MS = 60_000;
 
@@ -15,21 +15,16 @@ export interface RateDecision {
   retryAfter?: number;
 }
 
-interface WindowRow {
+/** What count_rate_limited_request reports of the key's window. */
+export interface WindowRow {
   admitted: boolean;
   counted: number;
   oldest: Date | null;
   admits_at: Date | null;
 }
 
-/** Counts one request against `keyId`'s window at `now`, admitting it when the window has room. */
-export async function countRequest(pool: pg.Pool, keyId: string, limit: number, now: Date): Promise<RateDecision> {
-  const { rows } = await pool.query<WindowRow>(
-    `SELECT admitted, counted, oldest, admits_at
-       FROM count_rate_limited_request($1::uuid, $2::integer, $3::timestamptz, $4::integer * interval '1 millisecond')`,
-    [keyId, limit, now, RATE_WINDOW_MS],
-  );
-  const row = rows[0]!;
+/** The decision a counted (or refused) request at `now` gets under `limit`. */
+export function decisionOf(row: WindowRow, limit: number, now: Date): RateDecision {
   const nowMs = now.getTime();
   const decision: RateDecision = {
     admitted: row.admitted,

@@ -10,8 +10,8 @@ import { acmeId, planNodes, seedPlannerSizedFeed } from '../support/plans.js';
 
 /** Where the page starts and ends, counted from the end, for a feed of `total` rows. */
 function readOf(total: number, page: number, pageSize: number): { sql: string; skipped?: unknown; rows?: unknown } {
-  const { sql, values } = pageStatement('1', new Date(0), { page, pageSize }, total);
-  return sql === LIST_LOADS_FROM_END_SQL ? { sql, skipped: values[10], rows: values[11] } : { sql };
+  const { sql, values } = pageStatement({ customerId: '1', windowStart: new Date(0), settledThrough: new Date(0).toISOString() }, { page, pageSize }, total);
+  return sql === LIST_LOADS_FROM_END_SQL ? { sql, skipped: values[11], rows: values[12] } : { sql };
 }
 
 describe('reading a page from the end', () => {
@@ -48,7 +48,7 @@ describe('reading a page from the end', () => {
     it('reads the deepest page by a backward index-only scan of the feed index that touches only the page\'s rows', async () => {
       const { rows: indexes } = await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE 'loads_feed_since_%'");
       const lastPage = Math.ceil(TOTAL / 100);
-      const { sql, values } = pageStatement(await acmeId(app), feedWindowStart(new Date()), { page: lastPage, pageSize: 100 }, TOTAL);
+      const { sql, values } = pageStatement({ customerId: await acmeId(app), windowStart: feedWindowStart(new Date()), settledThrough: new Date().toISOString() }, { page: lastPage, pageSize: 100 }, TOTAL);
       expect(sql).toBe(LIST_LOADS_FROM_END_SQL);
       const nodes = await planNodes(app.pool, sql, values, 'ANALYZE, TIMING OFF, FORMAT JSON');
       const feedScans = nodes.filter((node) => node['Index Name'] === indexes[0]!.name);

@@ -117,10 +117,13 @@ describe('GET /api/v1/loads', () => {
   });
 
   it('returns loads updated at or after updatedSince', async () => {
+    // A row written in this very millisecond is past the settled horizon until the clock moves on.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const all = (await list()).data;
-    const stamp = all[0]!.updatedAt;
-    expect((await list(`?updatedSince=${encodeURIComponent(stamp)}`)).totalCount).toBe(3);
-    const after = new Date(Date.parse(stamp) + 1).toISOString();
+    for (const { updatedAt } of all) {
+      expect((await list(`?updatedSince=${encodeURIComponent(updatedAt)}`)).totalCount).toBe(all.filter((load) => load.updatedAt >= updatedAt).length);
+    }
+    const after = new Date(Date.parse(all[all.length - 1]!.updatedAt) + 1).toISOString();
     expect((await list(`?updatedSince=${encodeURIComponent(after)}`)).totalCount).toBe(0);
   });
 
@@ -144,6 +147,17 @@ describe('GET /api/v1/loads', () => {
     const response = await app.server.inject({ method: 'HEAD', url: '/api/v1/loads', headers: { authorization: `Bearer ${key}` } });
     expect(response.statusCode).toBe(200);
     expect(response.payload).toBe('');
+  });
+
+  it('tells a client whose unencoded "+" arrived as a space to encode it as %2B, quoting what it sent', async () => {
+    const plus = await app.get('/api/v1/loads?updatedSince=2026-01-01T00:00:00+14:00', key);
+    expect(plus.statusCode).toBe(400);
+    expect(checkResponse(asChecked(plus))).toEqual([]);
+    expect(JSON.parse(plus.payload)).toEqual({ error: 'Invalid query parameters', details: [expect.stringContaining('%2B')] });
+    expect((await app.get('/api/v1/loads?updatedSince=2026-01-01T00:00:00%2B14:00', key)).statusCode).toBe(200);
+    const huge = await app.get('/api/v1/loads?pageSize=1e400', key);
+    expect(huge.statusCode).toBe(400);
+    expect(JSON.parse(huge.payload)).toEqual({ error: 'Invalid query parameters', details: [expect.stringContaining('(got "1e400")')] });
   });
 });
 

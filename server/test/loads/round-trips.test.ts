@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { aLoad, startAppWithKey, type TestApp } from '../support/app.js';
+
+// Issue "Page throughput": the per-request work on the primary (authentication, the rate-limit count and
+// the settled horizon) is one round trip; then the page is read.
+describe('round trips per request', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+  let key: string;
+  let statements = 0;
+
+  async function roundTripsOf(url: string, presented = key): Promise<{ status: number; roundTrips: number }> {
+    statements = 0;
+    const response = await app.get(url, presented);
+    return { status: response.statusCode, roundTrips: statements };
+  }
+
+  beforeAll(async () => {
+    ({ app, key } = await startAppWithKey(database.url));
+    await app.load('acme', Array.from({ length: 30 }, (_, index) => aLoad(`RT-${index}`)));
+    const query = app.pool.query.bind(app.pool) as (...args: unknown[]) => Promise<unknown>;
+    (app.pool as unknown as { query: typeof query }).query = (...args) => {
+      statements += 1;
+      return query(...args);
+    };
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is two for page 1: the admission, then the page counted and read in one statement', async () => {
+    expect(await roundTripsOf('/api/v1/loads?pageSize=10')).toEqual({ status: 200, roundTrips: 2 });
+  });
+
+  it('is two for a later page whose count is kept, from the start or from the end', async () => {
+    expect(await roundTripsOf('/api/v1/loads?pageSize=10&page=2')).toEqual({ status: 200, roundTrips: 2 });
+    expect(await roundTripsOf('/api/v1/loads?pageSize=10&page=3')).toEqual({ status: 200, roundTrips: 2 });
+  });
+
+  it('is one for a 400 and for a 429, and none for a malformed key', async () => {
+    expect(await roundTripsOf('/api/v1/loads?pageSize=zero')).toEqual({ status: 400, roundTrips: 1 });
+    expect(await roundTripsOf('/api/v1/loads', 'lf_live_not-a-key')).toEqual({ status: 401, roundTrips: 0 });
+    const limited = (await app.key('acme', { rateLimit: 1 })).key;
+    expect(await roundTripsOf('/api/v1/loads?pageSize=1', limited)).toEqual({ status: 200, roundTrips: 2 });
+    expect(await roundTripsOf('/api/v1/loads?pageSize=1', limited)).toEqual({ status: 429, roundTrips: 1 });
+  });
+});
