@@ -2,36 +2,62 @@
 // that tests drive it with server.inject() and the CLI's `start` decides when to listen. Dependencies
 // (pool, clock, logger) are arguments: the seam for tests, and one pool per process.
 import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import Boom from '@hapi/boom';
 import Hapi from '@hapi/hapi';
+import { LIST_LOADS_PATH } from '@loadfeed/spec';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { registerAuthScheme } from './auth/scheme.js';
 import type { Config } from './config.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
+import { ReadRouter } from './db/routing.js';
+import type { Clock } from './clock.js';
+import { checkSettledFeed } from './db/settled-feed-check.js';
 import { apiReferenceRoutes } from './docs/routes.js';
 import { errorResponse } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { loadsRoutes } from './loads/route.js';
-import { bindCustomer, registerRequestLogging } from './logging.js';
+import { bindCustomer, logFailure, registerRequestLogging } from './logging.js';
 import { answerMalformedRequests } from './malformed-requests.js';
+import type { Metrics } from './metrics/metrics.js';
 import { openApiRoute } from './openapi/route.js';
 import { rateHeadersOf } from './rate-limit/step.js';
 
-/** The time now; injected so that tests can move it (the rate window, the feed window). */
-export type Clock = () => Date;
+export type { Clock };
 
 export interface ServerDeps {
   pool: pg.Pool;
+  /** Session-level work (the start-up check of the settled feed, the feed index's renewal: an advisory
+   * lock and a concurrent build) goes to PostgreSQL itself, never through a transaction-mode pooler
+   * (DATABASE_DIRECT_URL); default: `pool`. */
+  directPool?: pg.Pool;
   logger: Logger;
   clock?: Clock;
+  /** Where the server records its figures (metrics/metrics.ts); absent: it records none. */
+  metrics?: Metrics;
 }
 
 /** How often a listening server checks whether the feed index is due for its monthly renewal. */
 const FEED_INDEX_CHECK_MS = 6 * 60 * 60 * 1000;
+/** Node's default bound on a whole request; kept, and never below the headers' bound. */
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
-export async function createServer(config: Config, { pool, logger, clock = () => new Date() }: ServerDeps): Promise<Hapi.Server> {
+export async function createServer(config: Config, { pool, directPool = pool, logger, clock = () => new Date(), metrics }: ServerDeps): Promise<Hapi.Server> {
+  // The check holds one connection in a transaction while it asks on another: through a small
+  // transaction-mode pool, instances starting at once could each hold one and wait for a second.
+  await checkSettledFeed(directPool);
+  // The listener is Node's, with its limits set here: a client that has not sent its headers within
+  // HEADERS_TIMEOUT_MS gets a 408, checked every second rather than Node's every 30 s; a missing Host
+  // header is answered by malformed-requests.ts with the error body rather than by Node with a bare 400.
+  const listener = createHttpServer({
+    requireHostHeader: false,
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: Math.max(config.headersTimeoutMs, NODE_REQUEST_TIMEOUT_MS),
+    connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+  });
   const server = Hapi.server({
+    listener,
     port: config.port,
     host: config.host,
   });
@@ -40,24 +66,46 @@ export async function createServer(config: Config, { pool, logger, clock = () =>
     request.app.requestId = randomUUID();
     return h.continue;
   });
-  await registerRequestLogging(server, logger);
+  registerRequestLogging(server, logger);
+  if (metrics) {
+    metrics.watchPool('primary', pool);
+    server.events.on('response', (request) => metrics.recordResponse(request));
+  }
   answerMalformedRequests(server, logger);
-  registerAuthScheme(server, { pool, clock });
+  registerAuthScheme(server, { pool, clock, defaultRateLimit: config.rateLimitPerMinute });
   server.ext('onCredentials', (request, h) => {
     const credentials = request.auth.credentials?.app;
     if (credentials) bindCustomer(request, credentials.customerCode);
     return h.continue;
   });
 
+  // Pages are read on the standbys when they are current enough (db/routing.ts); their pools live as long as the server.
+  const reads = new ReadRouter(pool, config.databaseReplicaUrls, { primaryUrl: config.databaseUrl, metrics, logger });
+  server.ext('onPostStart', () => reads.start());
+  server.ext('onPostStop', () => reads.stop());
+  // While the primary is known to be down, the feed answers SPEC's 500 at once (db/routing.ts).
+  server.ext('onPreAuth', (request, h) => {
+    if (request.route.path === LIST_LOADS_PATH && request.route.method === 'get' && reads.primaryUnreachable()) throw Boom.internal('the primary database does not answer');
+    return h.continue;
+  });
+
   server.route([
-    ...loadsRoutes({ pool, clock, rateLimitPerMinute: config.rateLimitPerMinute, maxPageSize: config.maxPageSize }),
+    ...loadsRoutes({
+      pool,
+      clock,
+      maxPageSize: config.maxPageSize,
+      admission: { concurrency: config.dbPoolSize, maxQueued: config.maxQueuedRequests, maxWaitMs: config.maxQueueWaitMs },
+      metrics,
+      reads,
+    }),
     openApiRoute(),
     ...apiReferenceRoutes(),
-    ...healthRoutes(pool),
+    ...healthRoutes(reads),
   ]);
 
-  // Last stop of every response: an error becomes SPEC's error body (errors.ts); every response gets
-  // its request id, and a counted or refused request its rate headers.
+  // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is
+  // logged with the request id; every response gets its request id, and a counted or refused request
+  // its rate headers.
   server.ext('onPreResponse', (request, h) => {
     const { response } = request;
     const headers = { ...rateHeadersOf(request), 'X-Request-Id': request.app.requestId ?? randomUUID() };
@@ -66,12 +114,13 @@ export async function createServer(config: Config, { pool, logger, clock = () =>
       return h.continue;
     }
     const error = errorResponse(response);
+    if (error.status >= 500) logFailure(logger, request, error.status, response, (response.data as { reason?: string } | null)?.reason);
     const reply = h.response(error.body).code(error.status);
     for (const [name, value] of Object.entries({ ...error.headers, ...headers })) reply.header(name, value);
     return reply;
   });
 
-  keepFeedIndexFresh(server, pool, clock, logger);
+  keepFeedIndexFresh(server, directPool, clock, logger);
   return server;
 }
 

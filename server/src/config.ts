@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import Joi from 'joi';
 import { PAGE_SIZE_CEILING } from '@loadfeed/spec';
+import type { PoolOptions } from './db/pool.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -11,6 +12,13 @@ export interface Config {
   host: string;
   /** Absent: the operator CLI's `start` runs an embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined;
+  /** Migrations and other session-level work (advisory locks, concurrent index builds): PostgreSQL itself,
+   * not a transaction-mode pooler. Absent: `databaseUrl`. */
+  databaseDirectUrl: string | undefined;
+  /** Streaming standbys of `databaseUrl` that serve page reads when current enough (db/routing.ts). */
+  databaseReplicaUrls: string[];
+  /** The port of the Prometheus metrics listener; absent: no listener. */
+  metricsPort: number | undefined;
   /** The limit of a key that has none of its own, per rolling 60 seconds. */
   rateLimitPerMinute: number;
   /** The largest page size served; larger requests clamp to it (at most the contract's ceiling). */
@@ -18,6 +26,20 @@ export interface Config {
   logLevel: LogLevel;
   /** Where the embedded PostgreSQL and other local state live. */
   dataDir: string;
+  /** Connections to PostgreSQL at most, and so requests at the database at once. */
+  dbPoolSize: number;
+  /** PostgreSQL's statement_timeout; the client-side deadline of a query is one second more (db/pool.ts). */
+  dbStatementTimeoutMs: number;
+  /** PostgreSQL's lock_timeout. */
+  dbLockTimeoutMs: number;
+  /** How long a request waits for a database connection to open. */
+  dbConnectTimeoutMs: number;
+  /** Requests that may wait for a turn at the database beyond the pool's; more get a 503 at once. */
+  maxQueuedRequests: number;
+  /** How long a request may wait for its turn before it gets a 503. */
+  maxQueueWaitMs: number;
+  /** How long a client may take to send a request's headers before it gets a 408. */
+  headersTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -29,6 +51,15 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+function wholeNumber(name: string, min: number, max: number, fallback: number): Joi.NumberSchema {
+  return Joi.number()
+    .integer()
+    .min(min)
+    .max(max)
+    .default(fallback)
+    .messages({ '*': `${name} must be a whole number from ${min} to ${max} (got {{#value}})` });
+}
+
 const schema = Joi.object({
   PORT: Joi.number().integer().min(0).max(65535).default(3000).messages({
     '*': 'PORT must be a whole number from 0 to 65535 (got {{#value}})',
@@ -38,6 +69,17 @@ const schema = Joi.object({
     .uri({ scheme: ['postgres', 'postgresql'] })
     .empty('')
     .messages({ '*': 'DATABASE_URL must be a postgres:// or postgresql:// connection string' }),
+  DATABASE_DIRECT_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .empty('')
+    .messages({ '*': 'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// connection string' }),
+  DATABASE_REPLICA_URLS: Joi.array()
+    .items(Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).messages({ '*': 'DATABASE_REPLICA_URLS must be postgres:// or postgresql:// connection strings separated by commas' }))
+    .default([])
+    .messages({ '*': 'DATABASE_REPLICA_URLS must be postgres:// or postgresql:// connection strings separated by commas' }),
+  METRICS_PORT: Joi.number().integer().min(0).max(65535).messages({
+    '*': 'METRICS_PORT must be a whole number from 0 to 65535 (got {{#value}})',
+  }),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(10).messages({
     '*': 'RATE_LIMIT_PER_MINUTE must be a whole number of at least 1 (got {{#value}})',
   }),
@@ -49,6 +91,13 @@ const schema = Joi.object({
     .default('info')
     .messages({ '*': `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got {{#value}})` }),
   LOADFEED_DATA_DIR: Joi.string().min(1).default('.loadfeed'),
+  DB_POOL_SIZE: wholeNumber('DB_POOL_SIZE', 1, 1000, 10),
+  DB_STATEMENT_TIMEOUT_MS: wholeNumber('DB_STATEMENT_TIMEOUT_MS', 100, 600_000, 5_000),
+  DB_LOCK_TIMEOUT_MS: wholeNumber('DB_LOCK_TIMEOUT_MS', 10, 600_000, 2_000),
+  DB_CONNECT_TIMEOUT_MS: wholeNumber('DB_CONNECT_TIMEOUT_MS', 100, 600_000, 5_000),
+  MAX_QUEUED_REQUESTS: wholeNumber('MAX_QUEUED_REQUESTS', 0, 100_000, 500),
+  MAX_QUEUE_WAIT_MS: wholeNumber('MAX_QUEUE_WAIT_MS', 10, 600_000, 2_000),
+  HEADERS_TIMEOUT_MS: wholeNumber('HEADERS_TIMEOUT_MS', 1_000, 600_000, 20_000),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -57,25 +106,59 @@ interface ValidatedEnvironment {
   PORT: number;
   HOST: string;
   DATABASE_URL?: string;
+  DATABASE_DIRECT_URL?: string;
+  DATABASE_REPLICA_URLS: string[];
+  METRICS_PORT?: number;
   RATE_LIMIT_PER_MINUTE: number;
   MAX_PAGE_SIZE: number;
   LOG_LEVEL: LogLevel;
   LOADFEED_DATA_DIR: string;
+  DB_POOL_SIZE: number;
+  DB_STATEMENT_TIMEOUT_MS: number;
+  DB_LOCK_TIMEOUT_MS: number;
+  DB_CONNECT_TIMEOUT_MS: number;
+  MAX_QUEUED_REQUESTS: number;
+  MAX_QUEUE_WAIT_MS: number;
+  HEADERS_TIMEOUT_MS: number;
 }
 
 /** Reads the configuration from an environment; throws a ConfigError naming every bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   // An empty variable means "not set", as a shell's `PORT= cmd` intends.
-  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const given: Record<string, unknown> = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  // A list variable is comma-separated.
+  if (typeof given.DATABASE_REPLICA_URLS === 'string') {
+    given.DATABASE_REPLICA_URLS = given.DATABASE_REPLICA_URLS.split(',').map((url) => url.trim()).filter(Boolean);
+  }
   const { value, error } = schema.validate(given) as { value: ValidatedEnvironment; error?: Joi.ValidationError };
   if (error) throw new ConfigError(error.details.map((detail) => detail.message));
   return {
     port: value.PORT,
     host: value.HOST,
     databaseUrl: value.DATABASE_URL,
+    databaseDirectUrl: value.DATABASE_DIRECT_URL ?? value.DATABASE_URL,
+    databaseReplicaUrls: value.DATABASE_REPLICA_URLS,
+    metricsPort: value.METRICS_PORT,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     maxPageSize: value.MAX_PAGE_SIZE,
     logLevel: value.LOG_LEVEL,
     dataDir: resolve(cwd, value.LOADFEED_DATA_DIR),
+    dbPoolSize: value.DB_POOL_SIZE,
+    dbStatementTimeoutMs: value.DB_STATEMENT_TIMEOUT_MS,
+    dbLockTimeoutMs: value.DB_LOCK_TIMEOUT_MS,
+    dbConnectTimeoutMs: value.DB_CONNECT_TIMEOUT_MS,
+    maxQueuedRequests: value.MAX_QUEUED_REQUESTS,
+    maxQueueWaitMs: value.MAX_QUEUE_WAIT_MS,
+    headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
+  };
+}
+
+/** The options of the server's pool under `config` (db/pool.ts). */
+export function poolOptionsOf(config: Config): PoolOptions {
+  return {
+    max: config.dbPoolSize,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
   };
 }

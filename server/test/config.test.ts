@@ -18,10 +18,20 @@ describe('configuration from the environment', () => {
       port: 3000,
       host: '127.0.0.1',
       databaseUrl: undefined,
+      databaseDirectUrl: undefined,
+      databaseReplicaUrls: [],
+      metricsPort: undefined,
       rateLimitPerMinute: 10,
       maxPageSize: 100,
       logLevel: 'info',
       dataDir: resolve('/srv', '.loadfeed'),
+      dbPoolSize: 10,
+      dbStatementTimeoutMs: 5_000,
+      dbLockTimeoutMs: 2_000,
+      dbConnectTimeoutMs: 5_000,
+      maxQueuedRequests: 500,
+      maxQueueWaitMs: 2_000,
+      headersTimeoutMs: 20_000,
     });
   });
 
@@ -31,7 +41,56 @@ describe('configuration from the environment', () => {
         { PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'postgres://u@db:5432/feed', RATE_LIMIT_PER_MINUTE: '60', MAX_PAGE_SIZE: '1000', LOG_LEVEL: 'warn', LOADFEED_DATA_DIR: '/var/lib/loadfeed' },
         '/srv',
       ),
-    ).toEqual({ port: 8080, host: '0.0.0.0', databaseUrl: 'postgres://u@db:5432/feed', rateLimitPerMinute: 60, maxPageSize: 1000, logLevel: 'warn', dataDir: '/var/lib/loadfeed' });
+    ).toMatchObject({ port: 8080, host: '0.0.0.0', databaseUrl: 'postgres://u@db:5432/feed', rateLimitPerMinute: 60, maxPageSize: 1000, logLevel: 'warn', dataDir: '/var/lib/loadfeed' });
+  });
+
+  it('reads the database bounds and the overload and header limits', () => {
+    expect(
+      loadConfig(
+        {
+          DB_POOL_SIZE: '20',
+          DB_STATEMENT_TIMEOUT_MS: '3000',
+          DB_LOCK_TIMEOUT_MS: '500',
+          DB_CONNECT_TIMEOUT_MS: '1500',
+          MAX_QUEUED_REQUESTS: '0',
+          MAX_QUEUE_WAIT_MS: '250',
+          HEADERS_TIMEOUT_MS: '5000',
+        },
+        '/srv',
+      ),
+    ).toMatchObject({
+      dbPoolSize: 20,
+      dbStatementTimeoutMs: 3_000,
+      dbLockTimeoutMs: 500,
+      dbConnectTimeoutMs: 1_500,
+      maxQueuedRequests: 0,
+      maxQueueWaitMs: 250,
+      headersTimeoutMs: 5_000,
+    });
+  });
+
+  it('reads the direct URL (default: DATABASE_URL), the standbys as a comma-separated list and the metrics port', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@bouncer:6432/feed' }, '/srv')).toMatchObject({ databaseDirectUrl: 'postgres://u@bouncer:6432/feed', databaseReplicaUrls: [] });
+    expect(
+      loadConfig(
+        {
+          DATABASE_URL: 'postgres://u@bouncer:6432/feed',
+          DATABASE_DIRECT_URL: 'postgres://u@db1:5432/feed',
+          DATABASE_REPLICA_URLS: 'postgres://u@db2:5432/feed, postgresql://u@db3:5432/feed',
+          METRICS_PORT: '9464',
+        },
+        '/srv',
+      ),
+    ).toMatchObject({
+      databaseDirectUrl: 'postgres://u@db1:5432/feed',
+      databaseReplicaUrls: ['postgres://u@db2:5432/feed', 'postgresql://u@db3:5432/feed'],
+      metricsPort: 9464,
+    });
+    expect(problemsOf({ DATABASE_REPLICA_URLS: 'postgres://u@db2/feed,mysql://x', METRICS_PORT: '99999', DATABASE_DIRECT_URL: 'x' })).toEqual([
+      'DATABASE_DIRECT_URL must be a postgres:// or postgresql:// connection string',
+      'DATABASE_REPLICA_URLS must be postgres:// or postgresql:// connection strings separated by commas',
+      'METRICS_PORT must be a whole number from 0 to 65535 (got 99999)',
+    ]);
   });
 
   it('treats an empty variable as unset', () => {
@@ -48,6 +107,17 @@ describe('configuration from the environment', () => {
         'MAX_PAGE_SIZE must be a whole number from 1 to 1000 (got 1001)',
         expect.stringMatching(/^LOG_LEVEL must be one of .* \(got loud\)$/),
         'DATABASE_URL must be a postgres:// or postgresql:// connection string',
+      ]),
+    );
+  });
+
+  it('names a bad database bound or overload limit with its range', () => {
+    expect(problemsOf({ DB_STATEMENT_TIMEOUT_MS: '0', DB_POOL_SIZE: 'ten', MAX_QUEUE_WAIT_MS: '-1', HEADERS_TIMEOUT_MS: '1.5' })).toEqual(
+      expect.arrayContaining([
+        'DB_STATEMENT_TIMEOUT_MS must be a whole number from 100 to 600000 (got 0)',
+        'DB_POOL_SIZE must be a whole number from 1 to 1000 (got ten)',
+        'MAX_QUEUE_WAIT_MS must be a whole number from 10 to 600000 (got -1)',
+        'HEADERS_TIMEOUT_MS must be a whole number from 1000 to 600000 (got 1.5)',
       ]),
     );
   });

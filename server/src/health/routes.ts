@@ -1,30 +1,14 @@
 // Liveness and readiness for load balancers and orchestrators, without a key: /healthz answers while
-// the process runs; /readyz also asks the database, so that an instance that cannot reach it is taken
-// out of rotation (503 with the error body) and put back once it can.
+// the process runs; /readyz also asks the databases, so that an instance that cannot reach the primary
+// is taken out of rotation (503 with the error body) and put back once it can. Its body says which
+// databases the instance can use: the primary, and each standby (db/routing.ts) as `up`, `down` or
+// `not_standby` (promoted: no longer read from). A standby that is down makes nobody unready: pages
+// then go to another one or to the primary.
 import type { ServerRoute } from '@hapi/hapi';
 import type { ErrorBody } from '@loadfeed/spec';
-import type pg from 'pg';
+import type { ReadRouter } from '../db/routing.js';
 
-/** How long readiness waits for the database before calling it unreachable. */
-const READINESS_TIMEOUT_MS = 2_000;
-
-async function databaseAnswers(pool: pg.Pool): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
-  });
-  const probe = pool.query('SELECT 1').then(
-    () => true,
-    () => false,
-  );
-  try {
-    return await Promise.race([probe, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-export function healthRoutes(pool: pg.Pool): ServerRoute[] {
+export function healthRoutes(reads: ReadRouter): ServerRoute[] {
   return [
     {
       method: 'GET',
@@ -37,8 +21,10 @@ export function healthRoutes(pool: pg.Pool): ServerRoute[] {
       options: {
         auth: false,
         async handler(_request, h) {
-          if (await databaseAnswers(pool)) return { status: 'ready' };
-          const body: ErrorBody = { error: 'The database is unreachable' };
+          const databases = await reads.databases();
+          if (databases.primary === 'up') return { status: 'ready', databases };
+          const usable = Object.entries(databases.standbys).filter(([, state]) => state === 'up').map(([name]) => name);
+          const body: ErrorBody = { error: `The primary database is unreachable${usable.length > 0 ? `; standbys that answer: ${usable.join(', ')}` : ''}` };
           return h.response(body).code(503);
         },
       },

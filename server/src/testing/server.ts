@@ -2,13 +2,14 @@
 // port, for the tests of the SDK, the conformance kit and the examples (notes/TEST-SERVER-API.md).
 import type { AddressInfo } from 'node:net';
 import { createServer } from '../app.js';
-import { loadConfig } from '../config.js';
+import { loadConfig, poolOptionsOf } from '../config.js';
 import { addCustomer } from '../customers/customers.js';
 import { createPool } from '../db/pool.js';
 import { migrate } from '../db/migrate.js';
 import { importLoads as importRows, type ImportSummary } from '../loads/import.js';
 import type { LoadInput } from '../loads/load-input.js';
 import { createKey, revokeKey } from '../keys/keys.js';
+import { seedCustomerLoads } from '../seed/seed.js';
 import { createLogger } from '../logging.js';
 
 export type { ImportSummary, LoadInput };
@@ -29,12 +30,17 @@ export interface TestServer {
   createKey(customerCode: string, options?: { rateLimit?: number }): Promise<{ id: string; key: string }>;
   revokeKey(id: string): Promise<void>;
   /**
-   * Upserts by loadNumber for that customer through the same code path as `loadfeed-server import`.
-   * Up to 1000 rows in one call are written in ONE transaction, so every row it inserts or changes
-   * shares one updatedAt (ms precision); a row whose values did not change keeps its updatedAt.
-   * For distinct updatedAt values, import one row per call.
+   * Upserts by loadNumber for that customer through the same code path as `loadfeed-server import`, in
+   * one transaction. Each row it inserts or changes is stamped when it is written (ms precision: rows
+   * written within one millisecond share a stamp); a row whose values did not change keeps its updatedAt.
+   * Resolves once the rows are settled, so that the next request serves them.
    */
   importLoads(customerCode: string, loads: LoadInput[]): Promise<ImportSummary>;
+  /**
+   * Adds `count` realistic loads with a history of past updatedAt values, as `loadfeed-server seed`
+   * does; only for a customer that has no key yet (seed.ts), so call it before createKey.
+   */
+  seedLoads(customerCode: string, options: { count: number; seed?: string }): Promise<void>;
   /** Stops listening and closes its pool; leaves the database as it is. */
   stop(): Promise<void>;
 }
@@ -48,9 +54,10 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 10),
     MAX_PAGE_SIZE: String(options.maxPageSize ?? 100),
     LOG_LEVEL: 'silent',
+    DB_POOL_SIZE: '5',
   });
   const logger = createLogger('silent');
-  const pool = createPool(options.databaseUrl, { max: 5, onIdleError: (error) => logger.warn({ err: error }, 'idle connection lost') });
+  const pool = createPool(options.databaseUrl, { ...poolOptionsOf(config), onIdleError: (error) => logger.warn({ err: error }, 'idle connection lost') });
   const server = await createServer(config, { pool, logger });
   await server.start();
   const { port } = server.listener.address() as AddressInfo;
@@ -64,7 +71,13 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       return { id, key };
     },
     revokeKey: (id) => revokeKey(pool, id),
-    importLoads: (customerCode, loads) => importRows(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value }))),
+    importLoads: async (customerCode, loads) => {
+      const summary = await importRows(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value })));
+      // A row stamped in this millisecond is past the settled horizon until the clock moves on.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return summary;
+    },
+    seedLoads: (customerCode, { count, seed = customerCode }) => seedCustomerLoads(pool, customerCode, { seed, count, asOf: new Date() }),
     stop: async () => {
       await server.stop();
       await pool.end();

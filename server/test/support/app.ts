@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import type { Server, ServerInjectResponse } from '@hapi/hapi';
 import type pg from 'pg';
 import { createServer } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, poolOptionsOf, type Config } from '../../src/config.js';
 import { addCustomer } from '../../src/customers/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
@@ -12,6 +12,7 @@ import { createKey } from '../../src/keys/keys.js';
 import { importLoads } from '../../src/loads/import.js';
 import type { LoadInput } from '../../src/loads/load-input.js';
 import { createLogger } from '../../src/logging.js';
+import type { Metrics } from '../../src/metrics/metrics.js';
 
 export interface TestClock {
   (): Date;
@@ -34,6 +35,7 @@ export function testClock(start: Date | string = '2026-06-15T12:00:00.000Z'): Te
 export interface AppOptions {
   clock?: TestClock;
   env?: Record<string, string>;
+  metrics?: Metrics;
 }
 
 export interface TestApp {
@@ -50,10 +52,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(databaseUrl: string, { clock = testClock(), env = {} }: AppOptions = {}): Promise<TestApp> {
+export async function startApp(databaseUrl: string, { clock = testClock(), env = {}, metrics }: AppOptions = {}): Promise<TestApp> {
   await migrate(databaseUrl);
   // Keys get a limit no test reaches unless the test is about the limit.
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', ...env });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', DB_POOL_SIZE: '4', ...env });
   const logLines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -62,8 +64,8 @@ export async function startApp(databaseUrl: string, { clock = testClock(), env =
     },
   });
   const logger = createLogger(config.logLevel, destination);
-  const pool = createPool(databaseUrl, { max: 4 });
-  const server = await createServer(config, { pool, logger, clock });
+  const pool = createPool(databaseUrl, poolOptionsOf(config));
+  const server = await createServer(config, { pool, logger, clock, ...(metrics ? { metrics } : {}) });
   return {
     server,
     pool,
@@ -75,7 +77,12 @@ export async function startApp(databaseUrl: string, { clock = testClock(), env =
       return code;
     },
     key: (customerCode, options) => createKey(pool, customerCode, options),
-    load: (customerCode, loads) => importLoads(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value }))),
+    // Resolves once the rows are settled: a row stamped in this millisecond is past the horizon until the clock moves on.
+    load: async (customerCode, loads) => {
+      const summary = await importLoads(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value })));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return summary;
+    },
     get: (url, key, headers = {}) =>
       server.inject({ method: 'GET', url, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } }),
     async close() {

@@ -1,0 +1,156 @@
+// The whole topology, as `npm run topology` starts it: HAProxy → two instances → PgBouncer (transaction
+// mode) → a primary and its streaming standby (initdb, pg_basebackup). The copy a client keeps through
+// it equals the database's truth while a writer changes loads and the standby's replay is paused and
+// resumed; one key's limit holds across both instances; a standby stopped mid-walk costs the client
+// nothing.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTopology, type Topology } from '../topology/src/topology.js';
+import { createKey } from '../src/keys/keys.js';
+import { importLoads } from '../src/loads/import.js';
+import { feedCopy, truthOf } from './support/feed-copy.js';
+
+/** The sum over both instances of a metric's samples whose labels include `labels`. */
+async function summed(topology: Topology, name: string, labels: Record<string, string> = {}): Promise<number> {
+  let total = 0;
+  for (const instance of topology.instances) {
+    const text = await (await fetch(instance.metricsUrl)).text();
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      if (Object.entries(labels).every(([label, value]) => line.includes(`${label}="${value}"`))) total += Number(line.split(' ').at(-1));
+    }
+  }
+  return total;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby', () => {
+  let topology: Topology;
+  let pool: pg.Pool;
+  let key: string;
+
+  beforeAll(async () => {
+    topology = await startTopology({ loads: 200 });
+    pool = new pg.Pool({ connectionString: topology.primaryUrl, max: 3 });
+    // The primary is stopped on purpose below; its idle connections then end, which is no failure here.
+    pool.on('error', () => {});
+    key = (await createKey(pool, 'demo', { rateLimit: 100_000 })).key;
+  }, 180_000);
+  afterAll(async () => {
+    await pool?.end();
+    await topology?.stop();
+  }, 60_000);
+
+  const get = (query: string, withKey = key) => fetch(`${topology.url}/api/v1/loads?${query}`, { headers: { authorization: `Bearer ${withKey}` } });
+
+  it('keeps a client\'s copy equal to the truth while a writer writes and the standby\'s replay is paused and resumed; horizons never step back; no 5xx', async () => {
+    const horizons: string[] = [];
+    const copy = feedCopy(async (query) => {
+      const response = await get(query);
+      const headers = Object.fromEntries(response.headers.entries());
+      if (response.status === 200) horizons.push(headers['x-feed-settled-through']!);
+      return { statusCode: response.status, payload: await response.text(), headers };
+    });
+    const standbyReadsBefore = await summed(topology, 'loadfeed_page_reads_total', { database: `127.0.0.1:${topology.bouncer.port}/loadfeed_standby` });
+
+    let writing = true;
+    const writer = (async () => {
+      for (let write = 0; writing && write < 2_000; write += 1) {
+        const loads = [
+          { loadNumber: `W${write}`, status: 'Available' as const, scheduledPickupDate: new Date().toISOString(), poNumber: `new-${write}` },
+          ...(write >= 3 ? [{ loadNumber: `W${write - 3}`, status: 'Covered' as const, scheduledPickupDate: new Date().toISOString(), poNumber: `changed-${write}` }] : []),
+        ];
+        await importLoads(pool, 'demo', loads.map((value, index) => ({ line: index + 1, value })));
+        await sleep(20);
+      }
+    })();
+    const reader = (async () => {
+      while (writing) await copy.poll();
+    })();
+
+    await sleep(1_500);
+    await topology.standby.pauseReplay();
+    await sleep(2_500);
+    await topology.standby.resumeReplay();
+    await sleep(1_500);
+    writing = false;
+    await Promise.all([writer, reader]);
+
+    const truth = await truthOf(pool, 'demo');
+    await copy.pollUntil((rows) => rows.size === truth.size, 10_000);
+    expect(copy.rows).toEqual(truth);
+    expect(horizons.length).toBeGreaterThan(10);
+    expect([...horizons].sort()).toEqual(horizons);
+    expect(await summed(topology, 'loadfeed_page_reads_total', { database: `127.0.0.1:${topology.bouncer.port}/loadfeed_standby` })).toBeGreaterThan(standbyReadsBefore);
+    expect(await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' })).toBeGreaterThan(0);
+    expect(await summed(topology, 'loadfeed_http_requests_total', { route: '/api/v1/loads', status: '500' })).toBe(0);
+  });
+
+  it('admits exactly the limit of one key in a burst spread over both instances', async () => {
+    const limited = (await createKey(pool, 'demo', { rateLimit: 20 })).key;
+    const before = await Promise.all(topology.instances.map(async (instance) => (await (await fetch(instance.metricsUrl)).text()).length));
+    const requestsBefore = await Promise.all(topology.instances.map((instance) => countLoadsRequests(instance.metricsUrl)));
+    const statuses = await Promise.all(Array.from({ length: 40 }, async () => (await get('pageSize=1', limited)).status));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    const requestsAfter = await Promise.all(topology.instances.map((instance) => countLoadsRequests(instance.metricsUrl)));
+    expect(before).toHaveLength(2);
+    // HAProxy spread the burst: each instance answered part of it.
+    for (const [index, after] of requestsAfter.entries()) expect(after).toBeGreaterThan(requestsBefore[index]!);
+  });
+
+  it('a standby stopped mid-walk: the walk goes on on the primary with no error and the same totalCount', async () => {
+    const truth = await truthOf(pool, 'demo');
+    const pageSize = 50;
+    const seen: string[] = [];
+    let totalCount: number | undefined;
+    for (let page = 1; ; page += 1) {
+      if (page === 2) await topology.standby.stop();
+      const response = await get(`pageSize=${pageSize}&page=${page}`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: { loadNumber: string }[]; totalCount: number; hasMore: boolean };
+      totalCount ??= body.totalCount;
+      expect(body.totalCount).toBe(totalCount);
+      seen.push(...body.data.map((load) => load.loadNumber));
+      if (!body.hasMore) break;
+    }
+    expect(seen.length).toBe(truth.size);
+    expect(new Set(seen)).toEqual(new Set(truth.keys()));
+    expect(await summed(topology, 'loadfeed_standby_skips_total', { reason: 'down' })).toBeGreaterThan(0);
+  });
+
+  it('the primary down: once its check fails (within seconds), SPEC\'s 500 at once through HAProxy; back, the service recovers by itself', async () => {
+    await topology.primary.stop();
+    try {
+      for (let attempt = 0; attempt < 100; attempt += 1) {
+        const ready = await fetch(`${topology.instances[0]!.baseUrl}/readyz`);
+        if (ready.status === 503) break;
+        await sleep(100);
+      }
+      for (let request = 0; request < 3; request += 1) {
+        const started = Date.now();
+        const response = await get('pageSize=1');
+        expect(Date.now() - started).toBeLessThan(500);
+        expect(response.status).toBe(500);
+        expect(await response.json()).toEqual({ error: 'Internal server error' });
+      }
+    } finally {
+      await topology.primary.start();
+    }
+    let status = 0;
+    for (let attempt = 0; attempt < 150 && status !== 200; attempt += 1) {
+      status = (await get('pageSize=1')).status;
+      if (status !== 200) await sleep(100);
+    }
+    expect(status).toBe(200);
+  });
+});
+
+async function countLoadsRequests(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('loadfeed_http_requests_total{') && line.includes('route="/api/v1/loads"'))
+    .reduce((total, line) => total + Number(line.split(' ').at(-1)), 0);
+}
