@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the loadfeed conformance kit against a deployment named by environment variables, as a CI step.
 # It starts nothing: the deployment is already running somewhere. The job fails when a required check
-# fails (exit 1) or the kit cannot run (exit 2: bad settings, deployment unreachable, key refused), and
+# fails (exit 1), the kit cannot run (exit 2: bad settings, deployment unreachable, key refused) or
+# required checks could not run (exit 3: too few rows, a missing second key, too small a budget), and
 # the reports stay in $LOADFEED_REPORT_DIR for the CI to keep as artifacts, whatever the outcome.
 #
 #   LOADFEED_BASE_URL      the deployment, e.g. https://loads.example.com            (required)
@@ -35,6 +36,7 @@ echo "run-conformance: reports in ${LOADFEED_REPORT_DIR} (html/index.html, junit
 case "$status" in
   0) echo "run-conformance: every required check passed" ;;
   1) echo "run-conformance: a required check failed: see the reports" >&2 ;;
+  3) echo "run-conformance: incomplete: required checks could not run; the summary says why and what would let them" >&2 ;;
   *) echo "run-conformance: the kit could not run (exit $status)" >&2 ;;
 esac
 exit "$status"

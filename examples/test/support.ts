@@ -16,6 +16,8 @@ import { LOAD_STATUSES, type Load } from '@loadfeed/spec';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 export const EXAMPLES = fileURLToPath(new URL('..', import.meta.url));
+/** The root of this checkout. */
+export const CHECKOUT = resolve(EXAMPLES, '..');
 
 /**
  * The kit's commands on PATH, as `npm install` puts them for a user. They are small wrappers that run each
@@ -47,12 +49,27 @@ export interface RunResult {
 export interface RunOptions {
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * As a user outside this checkout: no kit commands on PATH but those `cwd`'s own `npm install` made, and
+   * none of the npm_* settings that `npm test` hands its children (they would point npm at this checkout).
+   */
+  outsideCheckout?: boolean;
 }
+
+/** The npm settings of the machine's user, which a project outside this checkout shares (the cache above all). */
+const USER_NPM_SETTINGS = /^npm_config_(cache|registry|userconfig|globalconfig)$/i;
 
 /** Starts a command as a user would, with the kit's commands on PATH and no LOADFEED_* or DATABASE_URL from this machine. */
 export function start(command: string, args: string[], options: RunOptions = {}): ChildProcessWithoutNullStreams {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LOADFEED_') && name !== 'DATABASE_URL'));
-  const env = { ...inherited, PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`, ...options.env };
+  const foreign = (name: string) =>
+    name.startsWith('LOADFEED_') ||
+    name === 'DATABASE_URL' ||
+    (options.outsideCheckout === true && ((/^npm_/i.test(name) && !USER_NPM_SETTINGS.test(name)) || name === 'INIT_CWD'));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !foreign(name)));
+  const path = options.outsideCheckout
+    ? (process.env.PATH ?? '').split(delimiter).filter((folder) => !`${resolve(folder)}/`.startsWith(`${CHECKOUT}/`)).join(delimiter)
+    : `${BIN}${delimiter}${process.env.PATH ?? ''}`;
+  const env = { ...inherited, PATH: path, ...options.env };
   const child = spawn(command, args, { env, cwd: options.cwd ?? EXAMPLES });
   child.stdin.end();
   return child;

@@ -39,6 +39,18 @@ export class UsageError extends CliError {
   }
 }
 
+const printedAsJson = new WeakSet<object>();
+
+/** Marks a failure a command has already printed as JSON on stdout (import's problems), so it is not printed twice. */
+export function printedAsJsonAlready<E extends Error>(error: E): E {
+  printedAsJson.add(error);
+  return error;
+}
+
+export function isPrintedAsJson(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && printedAsJson.has(error);
+}
+
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** The options every command takes. */

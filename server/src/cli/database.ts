@@ -3,12 +3,18 @@ import type pg from 'pg';
 import { ConfigError, loadConfig } from '../config.js';
 import { createPool } from '../db/pool.js';
 import { CliError } from './command.js';
+import { runningHolderOf } from './data-dir-lock.js';
 
 /** `--database-url` when given, else DATABASE_URL, each checked as the server's configuration checks it. */
 export function databaseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
-  const url = configOf(option === undefined ? env : { ...env, DATABASE_URL: option }).databaseUrl;
-  if (!url) throw new CliError('no database given: set DATABASE_URL or pass --database-url postgres://…');
-  return url;
+  const config = configOf(option === undefined ? env : { ...env, DATABASE_URL: option });
+  if (config.databaseUrl) return config.databaseUrl;
+  // Beside a running demo (`npm start` without DATABASE_URL), say where its embedded database is.
+  const running = runningHolderOf(config.dataDir);
+  const beside = running?.databaseUrl
+    ? ` (for the embedded PostgreSQL of the loadfeed-server running here, pid ${running.pid}: export DATABASE_URL='${running.databaseUrl}')`
+    : '';
+  throw new CliError(`no database given: set DATABASE_URL or pass --database-url postgres://…${beside}`);
 }
 
 /** The server's configuration, with a one-line reason when a value is wrong. */

@@ -4,6 +4,7 @@ import { LIST_LOADS_PATH } from '@loadfeed/spec';
 import type pg from 'pg';
 import { addCustomer, listCustomers } from '../customers/customers.js';
 import { createKey } from '../keys/keys.js';
+import { feedWindowStart } from '../loads/feed-window.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { asOfDay } from './seed.js';
 
@@ -19,6 +20,17 @@ export async function isEmpty(pool: pg.Pool): Promise<boolean> {
 export async function addDemoData(pool: pg.Pool, now: Date): Promise<void> {
   await addCustomer(pool, DEMO_CUSTOMER.code, DEMO_CUSTOMER.name);
   await seedCustomerLoads(pool, DEMO_CUSTOMER.code, { seed: DEMO_CUSTOMER.code, count: DEMO_LOADS, asOf: asOfDay(undefined, now) });
+}
+
+/** How many of the demo customer's loads the feed serves on `now`: those inside the 12-month window. */
+export async function demoLoadsInWindow(pool: pg.Pool, now: Date): Promise<number> {
+  const { rows } = await pool.query<{ count: number }>(
+    `SELECT count(*)::int AS count
+       FROM loads JOIN customers ON customers.id = loads.customer_id
+      WHERE customers.code = $1::text AND loads.scheduled_pickup_date >= $2::timestamptz`,
+    [DEMO_CUSTOMER.code, feedWindowStart(now).toISOString()],
+  );
+  return rows[0]!.count;
 }
 
 /** A new key for the demo customer. */

@@ -1,6 +1,6 @@
 // The command table of `loadfeed-server` and the one place where a failure becomes an exit code.
 // Commands load on use, so that `--help` and the small commands do not pay for the server's modules.
-import { COMMON_HELP, UsageError, writeLine, type CliContext, type Command } from './command.js';
+import { COMMON_HELP, isPrintedAsJson, UsageError, writeLine, type CliContext, type Command } from './command.js';
 import { describeFailure } from './errors.js';
 
 interface CommandEntry {
@@ -45,7 +45,16 @@ export async function runCli(args: string[], context: CliContext): Promise<numbe
     return 0;
   } catch (error) {
     const failure = describeFailure(error);
+    // A program that asked for JSON reads stdout: its failure is JSON there too, and the line on stderr
+    // stays for the person watching.
+    if (wantsJson(rest) && !isPrintedAsJson(error)) writeLine(context.stdout, JSON.stringify({ error: failure.message, exitCode: failure.exitCode }));
     writeLine(context.stderr, `loadfeed-server: ${failure.message}`);
     return failure.exitCode;
   }
+}
+
+/** Whether `--json` is among a command's options (before a `--` that ends them). */
+function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }

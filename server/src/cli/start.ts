@@ -5,13 +5,18 @@ import { join } from 'node:path';
 import type { Server } from '@hapi/hapi';
 import type pg from 'pg';
 import { createServer } from '../app.js';
+import { poolOptionsOf } from '../config.js';
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { createLogger } from '../logging.js';
+import { Metrics } from '../metrics/metrics.js';
+import { listenForMetrics, type MetricsListener } from '../metrics/server.js';
 import { COMMON_HELP, CliError, parseCommandLine, writeLine, type Command } from './command.js';
 import { configOf } from './database.js';
-import { addDemoData, createDemoKey, DEMO_CUSTOMER, DEMO_LOADS, demoKeyLines, isEmpty } from './demo.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { readableLog } from './tty-log.js';
+import { addDemoData, createDemoKey, DEMO_CUSTOMER, DEMO_LOADS, demoKeyLines, demoLoadsInWindow, isEmpty } from './demo.js';
 
 /** How long requests in flight may take to finish once a shutdown begins. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -27,12 +32,14 @@ at once), then listens on HOST:PORT.
 With DATABASE_URL (or --database-url) it uses that PostgreSQL. Without one it runs an embedded PostgreSQL
 whose data lives in LOADFEED_DATA_DIR (default .loadfeed). The first start on a fresh embedded database
 adds a demo customer ("${DEMO_CUSTOMER.code}") with ${DEMO_LOADS} loads and prints a demo key and a curl command;
-later starts reuse the data.
+later starts reuse the data. It prints the DATABASE_URL that the other commands reach that database with
+while it runs. One server at a time runs on a data folder: a second start names the one that holds it.
 
 On SIGINT (Ctrl-C), SIGTERM or SIGHUP it stops accepting connections, lets requests in flight finish (up
 to ${DRAIN_TIMEOUT_MS / 1000} s), closes its connections and stops the embedded PostgreSQL, then exits with 0.
 
-Environment: PORT (3000), HOST (127.0.0.1), DATABASE_URL, RATE_LIMIT_PER_MINUTE (10),
+Environment: PORT (3000), HOST (127.0.0.1), DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_REPLICA_URLS,
+METRICS_PORT (unset: no metrics listener), RATE_LIMIT_PER_MINUTE (10),
 MAX_PAGE_SIZE (100, up to 1000), LOG_LEVEL (info), LOADFEED_DATA_DIR (.loadfeed).
 
 Options:
@@ -43,53 +50,79 @@ ${COMMON_HELP}`,
     if (values.help) return writeLine(stdout, this.help);
     const given = values['database-url'];
     const config = configOf(given === undefined ? env : { ...env, DATABASE_URL: given });
-    const logger = createLogger(config.logLevel, stdout);
+    // JSON lines for a log collector; readable lines on a terminal, where they follow the banner.
+    const logger = createLogger(config.logLevel, 'isTTY' in stdout && stdout.isTTY === true ? readableLog(stdout) : stdout);
     const say = (lines: string[]): void => writeLine(stderr, lines.join('\n'));
     // Signals that arrive while starting wait for the start to finish, then stop it.
     const stopRequested = signalled();
 
     const embeddedDir = join(config.dataDir, 'embedded-postgres');
-    const postgres: HostedPostgres | undefined = config.databaseUrl ? undefined : await startHostedPostgres(embeddedDir);
+    // Taken before PostgreSQL starts, so that a second start on the same folder hears at once who holds it.
+    const lock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
+    let postgres: HostedPostgres | undefined;
     let pool: pg.Pool | undefined;
+    let directPool: pg.Pool | undefined;
     let server: Server | undefined;
+    let metricsListener: MetricsListener | undefined;
     try {
+      postgres = config.databaseUrl ? undefined : await startHostedPostgres(embeddedDir);
       const databaseUrl = config.databaseUrl ?? postgres!.url;
-      await migrate(databaseUrl);
-      pool = createPool(databaseUrl, { onIdleError: (error) => logger.warn({ err: error }, 'an idle database connection failed; the pool replaces it') });
+      // Migrations hold a session-level advisory lock: PostgreSQL itself, not a transaction-mode pooler.
+      const directUrl = config.databaseDirectUrl ?? databaseUrl;
+      await migrate(directUrl);
+      const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection failed; the pool replaces it');
+      pool = createPool(databaseUrl, { ...poolOptionsOf(config), onIdleError });
+      if (directUrl !== databaseUrl) directPool = createPool(directUrl, { ...poolOptionsOf(config), max: 2, onIdleError });
       const fresh = postgres !== undefined && (await isEmpty(pool));
-      if (fresh) await addDemoData(pool, new Date());
+      const now = new Date();
+      if (fresh) await addDemoData(pool, now);
       const demoKey = fresh || values['new-demo-key'] ? await createDemoKey(pool) : undefined;
+      const inWindow = fresh ? await demoLoadsInWindow(pool, now) : 0;
 
-      server = await createServer(config, { pool, logger });
+      const metrics = new Metrics();
+      server = await createServer(config, { pool, directPool: directPool ?? pool, logger, metrics });
       await server.start();
+      if (config.metricsPort !== undefined) metricsListener = await listenForMetrics(metrics, { host: config.host, port: config.metricsPort });
       const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
       const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${server.info.port}`;
+      await lock?.update({ url: baseUrl, databaseUrl });
       say([
         `loadfeed-server: listening on ${baseUrl}`,
-        postgres
-          ? `  database: embedded PostgreSQL in ${embeddedDir}, on 127.0.0.1:${new URL(postgres.url).port}${fresh ? ` (new: migrated, with demo customer "${DEMO_CUSTOMER.code}" and ${DEMO_LOADS} loads)` : ' (reused)'}`
-          : '  database: DATABASE_URL',
+        ...(postgres
+          ? [
+              `  database: embedded PostgreSQL in ${embeddedDir}, on 127.0.0.1:${new URL(postgres.url).port}` +
+                (fresh
+                  ? ` (new: migrated, with demo customer "${DEMO_CUSTOMER.code}" and ${DEMO_LOADS} loads, ${inWindow} of them picking up inside the feed's 12-month window)`
+                  : ' (reused)'),
+              '  for the operator commands (npx loadfeed-server --help) in another terminal, while this runs:',
+              `    export DATABASE_URL='${databaseUrl}'`,
+            ]
+          : ['  database: DATABASE_URL']),
+        ...(metricsListener ? [`  metrics: http://${host.includes(':') ? `[${host}]` : host}:${metricsListener.port}/metrics`] : []),
         '',
         ...(demoKey ? demoKeyLines(demoKey, baseUrl) : postgres ? ['The demo key was shown at the first start; for another: npm start -- --new-demo-key', ''] : []),
         'Stop with Ctrl-C.',
       ]);
     } catch (error) {
-      await stopAll(server, pool, postgres);
+      await metricsListener?.close();
+      await stopAll(server, [pool, directPool], postgres, lock);
       throw error instanceof Error && /EADDRINUSE/.test(error.message) ? new CliError(`cannot listen on ${config.host}:${config.port}: the port is in use`) : error;
     }
 
     const signal = await stopRequested;
     say([`loadfeed-server: ${signal} received, stopping (requests in flight may finish)`]);
-    await stopAll(server, pool, postgres);
+    await metricsListener?.close();
+    await stopAll(server, [pool, directPool], postgres, lock);
     say(['loadfeed-server: stopped']);
   },
 };
 
 /** Stops what runs, in order; each step runs even if an earlier one failed. */
-async function stopAll(server: Server | undefined, pool: pg.Pool | undefined, postgres: HostedPostgres | undefined): Promise<void> {
+async function stopAll(server: Server | undefined, pools: (pg.Pool | undefined)[], postgres: HostedPostgres | undefined, lock: DataDirLock | undefined): Promise<void> {
   await server?.stop({ timeout: DRAIN_TIMEOUT_MS }).catch(() => {});
-  await pool?.end().catch(() => {});
+  for (const pool of pools) await pool?.end().catch(() => {});
   await postgres?.stop();
+  await lock?.release().catch(() => {});
 }
 
 /**

@@ -13,6 +13,18 @@ export type LoadInput = Pick<Load, 'loadNumber' | 'status'> & Partial<Omit<Load,
 export type LoadRecord = { [Field in WritableLoadField]: Load[Field] };
 
 const REQUIRED: ReadonlySet<WritableLoadField> = new Set(['loadNumber', 'status']);
+
+/**
+ * The longest value a field may hold, in characters. PostgreSQL refuses an index entry over about 2.7 kB
+ * (loadNumber, poNumber and billingRefNumber are indexed), and fails a whole write when one row breaks
+ * that; checked here, such a row is a bad line named with its field like any other. 255 characters are at
+ * most 1,020 bytes of UTF-8, and more than any load number, name or place the feed carries needs; a
+ * decimal string of 40 characters has more digits than any distance or amount.
+ */
+export const MAX_TEXT_LENGTH = 255;
+export const MAX_DECIMAL_LENGTH = 40;
+/** How much of a bad value a message quotes. */
+const QUOTED_LENGTH = 60;
 const properties = openApiDocument.components.schemas.Load!.properties!;
 
 function fieldSchema(field: WritableLoadField): Joi.Schema {
@@ -20,7 +32,10 @@ function fieldSchema(field: WritableLoadField): Joi.Schema {
   const type = sqlTypeOf(field);
   if (type === 'load_status') return Joi.string().valid(...LOAD_STATUSES).required();
   // PostgreSQL's text cannot hold NUL, so it is refused here rather than by the database.
-  let schema: Joi.Schema = Joi.string().min(1).pattern(/\u0000/, { invert: true });
+  let schema: Joi.Schema = Joi.string()
+    .min(1)
+    .max(type === 'numeric' ? MAX_DECIMAL_LENGTH : MAX_TEXT_LENGTH)
+    .pattern(/\u0000/, { invert: true });
   if (typeof pattern === 'string') schema = (schema as Joi.StringSchema).pattern(new RegExp(pattern));
   if (type === 'timestamptz') {
     schema = (schema as Joi.StringSchema).custom((text: string, helpers) => {
@@ -60,6 +75,8 @@ export function checkLoadInput(input: unknown): InputCheck {
   const { value, error } = schema.validate(input);
   if (!error) return { ok: true, record: value as LoadRecord };
   const problems = new Set<string>();
+  // A value that is too long is named for that alone: whatever else is wrong with it can wait.
+  const tooLong = new Set(error.details.filter((detail) => detail.type === 'string.max').map((detail) => String(detail.path[0])));
   for (const detail of error.details) {
     const field = String(detail.path[0]);
     if (detail.type === 'object.unknown') {
@@ -70,9 +87,17 @@ export function checkLoadInput(input: unknown): InputCheck {
       );
     } else if (detail.type === 'any.required') {
       problems.add(`${field} is required`);
-    } else {
-      problems.add(`${field} must be ${expectation(field as WritableLoadField)} (got ${JSON.stringify(detail.context?.value)})`);
+    } else if (detail.type === 'string.max') {
+      problems.add(`${field} is too long: ${String(detail.context?.value).length} characters, at most ${String(detail.context?.limit)}`);
+    } else if (!tooLong.has(field)) {
+      problems.add(`${field} must be ${expectation(field as WritableLoadField)} (got ${quoted(detail.context?.value)})`);
     }
   }
   return { ok: false, problems: [...problems] };
+}
+
+/** A bad value as a message shows it: JSON, cut short when long. */
+function quoted(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length <= QUOTED_LENGTH ? json : `${json.slice(0, QUOTED_LENGTH)}… (${json.length} characters)`;
 }

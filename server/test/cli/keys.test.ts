@@ -35,6 +35,19 @@ describe('loadfeed-server keys', () => {
     expect(response.headers.get('x-ratelimit-limit')).toBe('25');
   });
 
+  it.each([
+    [['keys', 'create', 'nobody', '--json'], 1, /^no customer has the code "nobody"/],
+    [['keys', 'create', 'acme', '--rate-limit', 'many', '--json'], 2, /rate-limit/],
+    [['keys', 'list', '--json'], 1, /^no database given/],
+  ])('%j prints its failure as one line of JSON on stdout, and the reason on stderr', async (args, exitCode, reason) => {
+    const { code, stdout, stderr } = await runCli(args, { env: args.includes('list') ? {} : env() });
+    expect(code).toBe(exitCode);
+    expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+    const failure = JSON.parse(stdout) as { error: string; exitCode: number };
+    expect(failure).toEqual({ error: expect.stringMatching(reason), exitCode });
+    expect(stderr).toBe(`loadfeed-server: ${failure.error}\n`);
+  });
+
   it('stores only a hash of the key, never the key itself', async () => {
     const { key } = JSON.parse(await cliOk(['keys', 'create', 'acme', '--json'], { env: env() })) as { key: string };
     const rows = await query<{ row: string }>(database.url, 'SELECT row_to_json(k)::text AS row FROM api_keys AS k');

@@ -80,6 +80,8 @@ describe('loadfeed-server start on an embedded PostgreSQL', () => {
     const page = await firstPage(server.baseUrl, key);
     served = page.body;
     expect(served.totalCount).toBeGreaterThan(200);
+    // The banner counts what the feed serves, not only what was written.
+    expect(server.output()).toContain(`with demo customer "demo" and 300 loads, ${served.totalCount} of them picking up inside the feed's 12-month window`);
 
     interruptGroup(server.child);
     expect(await server.exit).toBe(0);
@@ -94,6 +96,36 @@ describe('loadfeed-server start on an embedded PostgreSQL', () => {
 
     server.child.kill('SIGTERM');
     expect(await server.exit).toBe(0);
+  }, 60_000);
+
+  it('a second start on the same folder says at once which server holds it; the banner and the other commands say how to reach its database', async () => {
+    const server = await start({ LOADFEED_DATA_DIR: dataDir });
+    try {
+      const began = Date.now();
+      const second = spawn(process.execPath, [CLI, 'start'], { env: cliEnv({ LOADFEED_DATA_DIR: dataDir, PORT: '0' }), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      second.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      expect(await exited(second)).toBe(1);
+      expect(Date.now() - began).toBeLessThan(5_000);
+      expect(stderr).toBe(
+        `loadfeed-server: another loadfeed-server (pid ${server.child.pid}, listening on ${server.baseUrl}) is running on the embedded PostgreSQL in ${dataDir}: ` +
+          `stop it first (Ctrl-C in its terminal, or kill ${server.child.pid}), or give this one another LOADFEED_DATA_DIR or a DATABASE_URL\n`,
+      );
+
+      const exported = /^ {4}export DATABASE_URL='(postgres:\/\/[^']+)'$/m.exec(server.output());
+      expect(exported, server.output()).not.toBeNull();
+      const customers = JSON.parse(await cliOk(['customers', 'list', '--json'], { env: { DATABASE_URL: exported![1]! } })) as { code: string }[];
+      expect(customers.map((customer) => customer.code)).toEqual(['demo']);
+      const withoutDatabase = spawn(process.execPath, [CLI, 'customers', 'list'], { env: cliEnv({ LOADFEED_DATA_DIR: dataDir }), stdio: ['ignore', 'ignore', 'pipe'] });
+      let hint = '';
+      withoutDatabase.stderr!.setEncoding('utf8').on('data', (chunk: string) => (hint += chunk));
+      expect(await exited(withoutDatabase)).toBe(1);
+      expect(hint).toContain(`the loadfeed-server running here, pid ${server.child.pid}: export DATABASE_URL='${exported![1]!}'`);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exit).toBe(0);
+    }
+    expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
   }, 60_000);
 
   it('after SIGTERM, a restart on the same folder serves the same loads, and --new-demo-key issues another key', async () => {

@@ -1,0 +1,156 @@
+// The kit as someone outside this repository gets it: each package packed with `npm pack` (as the READMEs
+// say), the tarballs installed into an empty project in the system's temp folder, and README.md's
+// customer, third-party and operator quickstarts run there with only that project's commands and modules,
+// against a reference server started from this checkout.
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import { checkLoadPage, type LoadPage } from '@loadfeed/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSection } from './readme.js';
+import { query } from './sqlite.js';
+import { CHECKOUT, EXAMPLES, freePort, run, useReferenceServer } from './support.js';
+
+const PACKAGES = ['@loadfeed/spec', '@loadfeed/sdk', '@loadfeed/server', '@loadfeed/conformance'] as const;
+
+/** What each tarball must carry for its package to work where it is installed. */
+const MUST_CARRY: Record<(typeof PACKAGES)[number], string[]> = {
+  '@loadfeed/spec': ['README.md', 'SPEC.md', 'DECISIONS.md', 'openapi.yaml', 'generated/schema.d.ts', 'dist/index.js', 'dist/index.d.ts'],
+  '@loadfeed/sdk': ['README.md', 'bin/loadfeed.js', 'dist/index.js', 'dist/index.d.ts', 'dist/mock/index.js', 'dist/cli/main.js'],
+  '@loadfeed/server': ['README.md', 'bin/loadfeed-server.js', 'dist/index.js', 'dist/cli/main.js', 'dist/testing/index.js', 'migrations/0001_customers-and-api-keys.sql'],
+  '@loadfeed/conformance': ['README.md', 'bin/loadfeed-conformance.js', 'dist/playwright.config.js', 'dist/src/cli.js'],
+};
+
+interface Packed {
+  name: string;
+  version: string;
+  filename: string;
+  size: number;
+  files: { path: string }[];
+}
+
+const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];
+
+/** An empty project (a package.json and nothing else) in a new folder outside this checkout. */
+async function emptyProject(parent: string, name: string): Promise<string> {
+  const path = join(parent, name);
+  await mkdir(path);
+  await writeFile(join(path, 'package.json'), `${JSON.stringify({ name, private: true, type: 'module' }, null, 2)}\n`);
+  return path;
+}
+
+async function npmInstall(project: string, specs: string[]): Promise<void> {
+  const result = await run('npm', [...NPM_INSTALL, ...specs], { cwd: project, outsideCheckout: true });
+  expect(result.code, `npm install in ${project} failed:\n${result.stderr}`).toBe(0);
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+describe('the packed tarballs, installed in an empty project outside the repository', () => {
+  const reference = useReferenceServer();
+  const database = useTestDatabase();
+  let outside: string;
+  let project: string;
+  let packed: Packed[];
+  const tarball = (name: string) => join(outside, 'packs', packed.find((entry) => entry.name === name)!.filename);
+
+  beforeAll(async () => {
+    outside = await mkdtemp(join(tmpdir(), 'loadfeed-outside-'));
+    await mkdir(join(outside, 'packs'));
+    const pack = await run('npm', ['pack', ...PACKAGES.flatMap((name) => ['-w', name]), '--pack-destination', join(outside, 'packs'), '--json'], { cwd: CHECKOUT });
+    expect(pack.code, `npm pack failed:\n${pack.stderr}`).toBe(0);
+    packed = JSON.parse(pack.stdout) as Packed[];
+
+    project = await emptyProject(outside, 'customer-project');
+    // The SQLite quickstart needs better-sqlite3, which the user installs beside the SDK. Its install
+    // script builds a native addon: prebuilt ones come from GitHub, out of this machine's reach, and a build
+    // takes minutes. So scripts are off and the addon this checkout built for the same version is put in
+    // its place; none of the kit's own packages has an install script.
+    const sqlite = dirname(createRequire(join(EXAMPLES, 'package.json')).resolve('better-sqlite3/package.json'));
+    const { version: sqliteVersion } = JSON.parse(await readFile(join(sqlite, 'package.json'), 'utf8')) as { version: string };
+    await npmInstall(project, [...PACKAGES.map(tarball), `better-sqlite3@${sqliteVersion}`]);
+    const addon = join('build', 'Release', 'better_sqlite3.node');
+    await mkdir(join(project, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
+    await copyFile(join(sqlite, addon), join(project, 'node_modules', 'better-sqlite3', addon));
+  }, 300_000);
+  afterAll(async () => {
+    if (outside) await rm(outside, { recursive: true, force: true });
+  });
+
+  it('each tarball carries what its package needs and depends on the others by version', () => {
+    expect(packed.map((entry) => entry.name).sort()).toEqual([...PACKAGES].sort());
+    for (const entry of packed) {
+      const paths = entry.files.map((file) => file.path);
+      for (const path of MUST_CARRY[entry.name as (typeof PACKAGES)[number]]) expect(paths, `${entry.filename} lacks ${path}`).toContain(path);
+      expect(paths.filter((path) => /(^|\/)(test|bench)\/|tsbuildinfo$/.test(path)), entry.filename).toEqual([]);
+      expect(entry.size, `${entry.filename} is ${entry.size} bytes`).toBeLessThan(200_000);
+    }
+  });
+
+  it('installs each package from its tarball with only the tarballs it depends on; the SDK needs no better-sqlite3', async () => {
+    const spec = packed.find((entry) => entry.name === '@loadfeed/spec')!;
+    const sdkOnly = await emptyProject(outside, 'sdk-only');
+    await npmInstall(sdkOnly, [tarball('@loadfeed/spec'), tarball('@loadfeed/sdk')]);
+    expect(await exists(join(sdkOnly, 'node_modules', 'better-sqlite3'))).toBe(false);
+    const imported = await run('node', ['--input-type=module', '-e', "const sdk = await import('@loadfeed/sdk'); console.log(typeof sdk.createClient, typeof sdk.syncLoads)"], { cwd: sdkOnly, outsideCheckout: true });
+    expect(imported.stdout + imported.stderr).toBe('function function\n');
+    for (const name of ['@loadfeed/sdk', '@loadfeed/server', '@loadfeed/conformance']) {
+      const manifest = JSON.parse(await readFile(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      expect(manifest.dependencies['@loadfeed/spec'], name).toBe(spec.version);
+    }
+  });
+
+  it("finds the SDK and the three commands in that project's node_modules, not in this checkout", async () => {
+    const where = await run(
+      'bash',
+      ['-c', `node --input-type=module -e "console.log(import.meta.resolve('@loadfeed/sdk'))" && npm exec --no -c 'readlink -f "$(command -v loadfeed)" "$(command -v loadfeed-server)" "$(command -v loadfeed-conformance)"'`],
+      { cwd: project, outsideCheckout: true },
+    );
+    expect(where.code, where.stderr).toBe(0);
+    const found = where.stdout.trim().split('\n');
+    expect(found).toHaveLength(4);
+    for (const path of found) expect(path.replace(/^file:\/\//, '')).toContain(join(project, 'node_modules', '@loadfeed'));
+  });
+
+  describe('README.md quickstarts, run in that project', () => {
+    let env: Record<string, string>;
+    let loads: number;
+    beforeAll(async () => {
+      const customer = await reference.customer(40);
+      loads = (await customer.served()).length;
+      env = { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: customer.key };
+    });
+
+    it('customer developer: loadfeed list, loadfeed sync --sqlite and the syncLoads snippet copy every load', async () => {
+      const result = await runSection('customer', { cwd: project, work: project, env, outsideCheckout: true });
+      expect(query(join(project, 'loads.db'), 'SELECT * FROM loads')).toHaveLength(loads);
+      expect(result.stdout).toContain(`${loads} rows in`);
+      expect(result.stdout + result.stderr).not.toContain(env.LOADFEED_API_KEY);
+    });
+
+    it('third party: loadfeed-conformance passes and writes its reports', async () => {
+      await runSection('third-party', { cwd: project, work: project, env, outsideCheckout: true });
+      const report = JSON.parse(await readFile(join(project, 'conformance-report', 'report.json'), 'utf8')) as { stats: { unexpected: number; expected: number } };
+      expect(report.stats.unexpected).toBe(0);
+      expect(report.stats.expected).toBeGreaterThan(20);
+    });
+
+    it('operator: migrate (the migrations are in the tarball), a customer, an import, a key, start and a curl', async () => {
+      // The import names a sample file of the clone; the operator has loads of their own at that path.
+      const sample = join('examples', 'operator-quickstart', 'sample-loads.ndjson');
+      await mkdir(join(project, dirname(sample)), { recursive: true });
+      await copyFile(join(CHECKOUT, sample), join(project, sample));
+      const port = await freePort();
+      const result = await runSection('operator', { cwd: project, work: project, env: { PORT: String(port), DATABASE_URL: database.url }, outsideCheckout: true });
+      const page = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as LoadPage;
+      expect(checkLoadPage(page)).toEqual([]);
+      expect(page.data).toHaveLength(2);
+    });
+  });
+});
