@@ -1,11 +1,15 @@
-// createClient: openapi-fetch over the generated `paths`, with the key in the Authorization header, the
-// retrying and pacing fetch beneath it, and every error status turned into one class of the error tree.
+// createClient: openapi-fetch over the generated `paths`, with the key in the Authorization header, a
+// fetch composed of small layers beneath it (retries over pacing over a timeout over the transport, which
+// reads each body whole), and every error status turned into one class of the error tree.
 import createFetchClient, { type Middleware } from 'openapi-fetch';
 import { LIST_LOADS_PATH, RESPONSE_DATE_TIME, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
 import { systemClock, type Clock } from './clock.js';
 import { AbortError, ContractError, errorFromResponse } from './errors.js';
-import { createPacer, type QuotaSnapshot } from './pacing.js';
-import { DEFAULT_RETRY_POLICY, createRetryingFetch, type AttemptEvents, type CallLimits, type RetryPolicy } from './retry.js';
+import { checkOptions, must, withDefaults, type Schema } from './options.js';
+import { createPacer, withPacing, type QuotaSnapshot } from './pacing.js';
+import { DEFAULT_RETRY_POLICY, RETRY_POLICY_SCHEMA, withRetries, type AttemptEvents, type RetryPolicy } from './retry.js';
+import { withTimeout } from './timeout.js';
+import { wholeResponses, type AttemptFetch, type CallLimits } from './transport.js';
 
 export type ListLoadsParams = ListLoadsQuery;
 export type LoadRow = Load & { createdAt?: string };
@@ -19,7 +23,7 @@ export interface ClientOptions {
   /** The fetch each attempt goes through (defaults to the global one). */
   fetch?: (request: Request) => Promise<Response>;
   userAgent?: string;
-  /** Per attempt: no response headers within this many ms is a TimeoutError (retried like a 5xx). */
+  /** Per attempt: no whole response (headers and body) within this many ms is a TimeoutError (retried like a 5xx). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Aborts every request and every wait of this client. */
@@ -40,6 +44,8 @@ export interface ClientStats {
   requests: number;
   /** Milliseconds spent waiting for the rate limit before requests. */
   quotaWaitMs: number;
+  /** Milliseconds spent waiting before retries (backoff after failures, Retry-After after 429s). */
+  retryWaitMs: number;
 }
 
 export interface LoadfeedClient {
@@ -58,24 +64,46 @@ export interface LoadfeedClient {
 
 const USER_AGENT = '@loadfeed/sdk';
 
+/** What each option of createClient must be; undefined means the default. */
+const CLIENT_OPTIONS: Schema = {
+  baseUrl: must.httpUrl,
+  apiKey: must.nonEmptyString,
+  fetch: must.function,
+  userAgent: must.string,
+  timeoutMs: must.milliseconds(1),
+  retry: must.object,
+  signal: must.abortSignal,
+  logger: must.object,
+  middleware: must.array,
+  clock: must.methods('now', 'sleep'),
+  random: must.function,
+};
+
+const LOGGER_OPTIONS: Schema = { onRequest: must.function, onResponse: must.function, onRetry: must.function, onWait: must.function };
+
 export function createClient(options: ClientOptions): LoadfeedClient {
-  if (!options.baseUrl) throw new TypeError('createClient: baseUrl is required');
-  if (!options.apiKey) throw new TypeError('createClient: apiKey is required');
+  checkOptions('createClient', options, CLIENT_OPTIONS, ['baseUrl', 'apiKey'], { retry: RETRY_POLICY_SCHEMA, logger: LOGGER_OPTIONS });
   const clock = options.clock ?? systemClock;
   const pacer = createPacer(clock);
-  const stats: ClientStats = { requests: 0, quotaWaitMs: 0 };
-  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const retryingFetch = createRetryingFetch({
-    fetch: baseFetch,
-    clock,
+  const stats: ClientStats = { requests: 0, quotaWaitMs: 0, retryWaitMs: 0 };
+  const logger = options.logger ?? {};
+  const transport = wholeResponses(options.fetch ?? ((request: Request) => globalThis.fetch(request)));
+  const timed = options.timeoutMs === undefined ? transport : withTimeout(transport, { clock, timeoutMs: options.timeoutMs });
+  const paced = withPacing(observeAttempts(timed, clock, stats, logger), {
     pacer,
-    policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    clock,
+    onWait(event) {
+      stats.quotaWaitMs += event.delayMs;
+      logger.onWait?.({ delayMs: event.delayMs, until: event.until });
+    },
+  });
+  const send = withRetries(paced, {
+    policy: withDefaults(DEFAULT_RETRY_POLICY, options.retry),
+    clock,
     random: options.random ?? Math.random,
-    timeoutMs: options.timeoutMs,
-    events: options.logger ?? {},
-    count(kind, amount) {
-      if (kind === 'request') stats.requests += amount;
-      else stats.quotaWaitMs += amount;
+    onRetry(event) {
+      stats.retryWaitMs += event.delayMs;
+      logger.onRetry?.(event);
     },
   });
   const api = createFetchClient<paths>({
@@ -93,7 +121,7 @@ export function createClient(options: ClientOptions): LoadfeedClient {
     const { data, error, response } = await api.GET(LIST_LOADS_PATH, {
       params: { query: params },
       ...(signal ? { signal } : {}),
-      fetch: (request: Request) => retryingFetch(request, { signal, deadline: call.deadline }),
+      fetch: (request: Request) => send(request, { ...call, signal }),
     });
     if (error !== undefined || !response.ok) throw errorFromResponse(response.status, response.headers, error, clock.now());
     const violations = pageViolations(data);
@@ -149,6 +177,28 @@ function pageViolations(body: unknown): Violation[] {
     }
   });
   return violations;
+}
+
+/** Counts each attempt that goes out and tells the logger about it and its status. */
+function observeAttempts(inner: AttemptFetch, clock: Clock, stats: ClientStats, logger: AttemptEvents): AttemptFetch {
+  return async (request, context) => {
+    // Events are built only for a logger that listens: this runs once per attempt of every page.
+    if (logger.onRequest) logger.onRequest({ method: request.method, url: request.url, attempt: context.attempt });
+    stats.requests += 1;
+    const sentAt = clock.now();
+    const response = await inner(request, context);
+    if (logger.onResponse) {
+      logger.onResponse({
+        method: request.method,
+        url: request.url,
+        attempt: context.attempt,
+        status: response.status,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+        durationMs: clock.now() - sentAt,
+      });
+    }
+    return response;
+  };
 }
 
 function combineSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

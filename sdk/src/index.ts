@@ -16,6 +16,7 @@ export {
 export { DEFAULT_RETRY_POLICY, RETRY_RULES, backoffDelay } from './retry.js';
 export type { RetryPolicy, RetryWait, AttemptEvents } from './retry.js';
 export type { QuotaSnapshot } from './pacing.js';
+export type { WaitEvent } from './transport.js';
 export { systemClock } from './clock.js';
 export type { Clock } from './clock.js';
 export { syncLoads } from './sync.js';

@@ -1,8 +1,12 @@
 // Pacing from the rate-limit headers: when the last response said `X-RateLimit-Remaining: 0`, the next
 // request waits until `X-RateLimit-Reset`. The reset is an epoch on the SERVER's clock, so it is moved onto
 // ours with the clock difference read from `Date` headers. A sync that is its key's only user never sees a 429.
+//
+// The pacing layer (`withPacing`) holds each attempt until the quota admits it, saying so before it waits,
+// and reads every response's headers back into the pacer.
 import { RATE_LIMIT_HEADERS } from '@loadfeed/spec';
 import type { Clock } from './clock.js';
+import type { AttemptFetch, WaitEvent } from './transport.js';
 
 const [LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER] = RATE_LIMIT_HEADERS;
 /** `Date` has whole-second resolution: the server's time was somewhere in [Date, Date + 1 s). */
@@ -20,8 +24,10 @@ export interface QuotaSnapshot {
 }
 
 export interface Pacer {
-  /** Reserves a request, first waiting until the quota admits one; gives the ms waited (at once when 0). */
-  acquire(signal?: AbortSignal): number | Promise<number>;
+  /** How many ms from now the next request must wait for the quota (0: it may go now). */
+  delay(): number;
+  /** Counts a request that goes out now. */
+  reserve(): void;
   /** Reads the quota and the server's clock from a response sent at `sentAt` and received at `receivedAt`. */
   observe(headers: Headers, status: number, sentAt: number, receivedAt: number): void;
   snapshot(): QuotaSnapshot;
@@ -47,17 +53,12 @@ export function createPacer(clock: Clock): Pacer {
   const offset = () => low ?? 0;
 
   return {
-    acquire(signal) {
-      const wait = remaining !== undefined && remaining <= 0 ? resetAt - clock.now() : 0;
-      if (wait <= 0) {
-        // With the window reset (or never spent), the next response tells how many requests are left.
-        remaining = remaining === undefined ? undefined : Math.max(remaining, 1) - 1;
-        return 0;
-      }
-      return clock.sleep(wait, signal).then(() => {
-        remaining = 0;
-        return wait;
-      });
+    delay() {
+      return remaining !== undefined && remaining <= 0 ? Math.max(0, resetAt - clock.now()) : 0;
+    },
+    reserve() {
+      // Once the window has reset (or was never spent), the next response tells how many requests are left.
+      remaining = remaining === undefined ? undefined : Math.max(remaining, 1) - 1;
     },
     observe(headers, status, sentAt, receivedAt) {
       const date = headers.get('date');
@@ -93,5 +94,32 @@ export function createPacer(clock: Clock): Pacer {
       };
     },
     serverNow: () => clock.now() + offset(),
+  };
+}
+
+export interface PacingOptions {
+  pacer: Pacer;
+  clock: Clock;
+  /** Before each wait for the quota (the call's own onWait hears it too). */
+  onWait?(event: WaitEvent): void;
+}
+
+/** Each attempt waits until the quota admits it, then its response's headers update the quota. */
+export function withPacing(inner: AttemptFetch, { pacer, clock, onWait }: PacingOptions): AttemptFetch {
+  return async function pacedAttempt(request, context) {
+    const delayMs = pacer.delay();
+    if (delayMs > 0) {
+      const { limit } = pacer.snapshot();
+      const reason = limit === undefined ? "the key's rate limit is spent" : `the key's ${limit} requests a minute are spent`;
+      const event: WaitEvent = { kind: 'quota', delayMs, until: clock.now() + delayMs, reason };
+      onWait?.(event);
+      context.onWait?.(event);
+      await clock.sleep(delayMs, context.signal);
+    }
+    pacer.reserve();
+    const sentAt = clock.now();
+    const response = await inner(request, context);
+    pacer.observe(response.headers, response.status, sentAt, clock.now());
+    return response;
   };
 }

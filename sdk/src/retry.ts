@@ -1,9 +1,11 @@
-// The retry policy, as data: which outcomes retry and how long each waits. It runs BENEATH openapi-fetch
-// (inside the fetch the client hands it), so a middleware sees one logical request however many
-// attempts it took.
+// The retry policy, as data: which outcomes retry and how long each waits; and the retry layer that keeps
+// it. It runs BENEATH openapi-fetch (inside the fetch the client hands it), so a middleware sees one
+// logical request however many attempts it took. An attempt is the whole response, body included
+// (transport.ts), so a body cut short is retried like any other connection failure.
 import type { Clock } from './clock.js';
 import { AbortError, ConnectionError, TimeoutError, retryAfterSeconds } from './errors.js';
-import type { Pacer } from './pacing.js';
+import { must, type Schema } from './options.js';
+import type { AttemptFetch, CallLimits, WaitEvent } from './transport.js';
 
 /** How an outcome is retried: after exactly `Retry-After`, after a jittered backoff, or never. */
 export type RetryWait = 'retry-after' | 'backoff' | 'never';
@@ -33,6 +35,14 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   rateLimitMaxAttempts: 10,
 };
 
+/** What each field of `retry` must be (createClient checks it once). */
+export const RETRY_POLICY_SCHEMA = {
+  maxAttempts: must.integer(1),
+  baseDelayMs: must.milliseconds(0),
+  maxDelayMs: must.milliseconds(0),
+  rateLimitMaxAttempts: must.integer(1),
+} as const satisfies Record<keyof RetryPolicy, unknown> & Schema;
+
 export type Outcome = { response: Response } | { failure: ConnectionError | TimeoutError };
 
 function ruleFor(outcome: Outcome): RetryWait {
@@ -53,87 +63,31 @@ export interface AttemptEvents {
   onRequest?(event: { method: string; url: string; attempt: number }): void;
   onResponse?(event: { method: string; url: string; attempt: number; status: number; requestId: string | undefined; durationMs: number }): void;
   onRetry?(event: { attempt: number; reason: string; delayMs: number }): void;
-  /** A wait for the rate limit before a request (pacing), not a retry. */
+  /** Before a wait for the rate limit ahead of a request (pacing, not a retry). */
   onWait?(event: { delayMs: number; until: number }): void;
 }
 
-export interface RetryingFetchOptions {
-  fetch: (request: Request) => Promise<Response>;
-  clock: Clock;
-  pacer: Pacer;
+export interface RetryOptions {
   policy: RetryPolicy;
+  clock: Clock;
+  /** The source of backoff jitter, in [0, 1). */
   random: () => number;
-  timeoutMs: number | undefined;
-  events: AttemptEvents;
-  /** Called once per HTTP attempt and with every ms waited for quota, for the client's counters. */
-  count(kind: 'request' | 'quota-wait', amount: number): void;
+  /** Before each wait for a retry (the call's own onWait hears it too). */
+  onRetry?(event: { attempt: number; reason: string; delayMs: number }): void;
 }
 
-export interface CallLimits {
-  signal?: AbortSignal;
-  /** Epoch ms (our clock) after which the caller would rather have an error than a wait. */
-  deadline?: number;
-}
-
-/** A fetch that paces, retries per the policy, and returns the last response when retrying stops. */
-export function createRetryingFetch(options: RetryingFetchOptions) {
-  const { clock, pacer, policy, events } = options;
-
-  async function attemptOnce(request: Request, signal: AbortSignal | undefined): Promise<Outcome> {
-    try {
-      if (options.timeoutMs === undefined) return { response: await options.fetch(request) };
-      return await attemptWithTimeout(request, signal, options.timeoutMs);
-    } catch (error) {
-      if (signal?.aborted) throw AbortError.from(signal);
-      return { failure: new ConnectionError(`the request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }) };
-    }
-  }
-
-  /** One attempt that gives up after `timeoutMs` on the injected clock, aborting the fetch it started. */
-  async function attemptWithTimeout(request: Request, signal: AbortSignal | undefined, timeoutMs: number): Promise<Outcome> {
-    const attemptAbort = new AbortController();
-    const onCallerAbort = () => attemptAbort.abort(signal?.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const timerAbort = new AbortController();
-    try {
-      const sent = options.fetch(new Request(request, { signal: attemptAbort.signal })).then((response): Outcome => ({ response }));
-      const timedOut = clock.sleep(timeoutMs, timerAbort.signal).then((): Outcome => {
-        attemptAbort.abort();
-        return { failure: new TimeoutError(`no response within ${timeoutMs} ms`) };
-      });
-      return await Promise.race([sent, timedOut]);
-    } finally {
-      timerAbort.abort();
-      signal?.removeEventListener('abort', onCallerAbort);
-    }
-  }
-
+/** A logical request: attempts through `inner` while the policy says to retry; gives the last response, or throws the last failure. */
+export function withRetries(inner: AttemptFetch, { policy, clock, random, onRetry }: RetryOptions) {
   return async function retryingFetch(request: Request, limits: CallLimits = {}): Promise<Response> {
-    const signal = limits.signal;
+    const { signal } = limits;
     for (let attempt = 1; ; attempt += 1) {
       if (signal?.aborted) throw AbortError.from(signal);
-      const reserved = pacer.acquire(signal);
-      const quotaWait = typeof reserved === 'number' ? reserved : await reserved;
-      if (quotaWait > 0) {
-        options.count('quota-wait', quotaWait);
-        events.onWait?.({ delayMs: quotaWait, until: clock.now() });
-      }
-      if (events.onRequest) events.onRequest({ method: request.method, url: request.url, attempt });
-      options.count('request', 1);
-      const sentAt = clock.now();
-      const outcome = await attemptOnce(request, signal);
-      const receivedAt = clock.now();
-      if ('response' in outcome) {
-        const { response } = outcome;
-        pacer.observe(response.headers, response.status, sentAt, receivedAt);
-        if (events.onResponse) events.onResponse({
-          method: request.method,
-          url: request.url,
-          attempt,
-          status: response.status,
-          requestId: response.headers.get('x-request-id') ?? undefined,
-          durationMs: receivedAt - sentAt,
-        });
+      let outcome: Outcome;
+      try {
+        outcome = { response: await inner(request, { ...limits, attempt }) };
+      } catch (error) {
+        if (!(error instanceof ConnectionError || error instanceof TimeoutError)) throw error;
+        outcome = { failure: error };
       }
       const delayMs = retryDelay(outcome, attempt, limits.deadline);
       if (delayMs === undefined) {
@@ -141,7 +95,9 @@ export function createRetryingFetch(options: RetryingFetchOptions) {
         return outcome.response;
       }
       const reason = 'failure' in outcome ? outcome.failure.message : `status ${outcome.response.status}`;
-      events.onRetry?.({ attempt, reason, delayMs });
+      onRetry?.({ attempt, reason, delayMs });
+      const event: WaitEvent = { kind: 'retry', delayMs, until: clock.now() + delayMs, reason };
+      limits.onWait?.(event);
       if ('response' in outcome) await outcome.response.body?.cancel();
       await clock.sleep(delayMs, signal);
     }
@@ -155,14 +111,14 @@ export function createRetryingFetch(options: RetryingFetchOptions) {
     if (rule === 'retry-after' && 'response' in outcome) {
       if (attempt >= policy.rateLimitMaxAttempts) return undefined;
       const seconds = retryAfterSeconds(outcome.response.headers);
-      delay = seconds === undefined ? backoffDelay(policy, attempt, options.random) : seconds * 1000;
+      delay = seconds === undefined ? backoffDelay(policy, attempt, random) : seconds * 1000;
     } else {
       if (attempt >= policy.maxAttempts) return undefined;
-      delay = backoffDelay(policy, attempt, options.random);
+      delay = backoffDelay(policy, attempt, random);
     }
     if (deadline !== undefined && clock.now() + delay > deadline) return undefined;
     return delay;
   }
 }
 
-export type RetryingFetch = ReturnType<typeof createRetryingFetch>;
+export type RetryingFetch = ReturnType<typeof withRetries>;

@@ -4,7 +4,9 @@
 import { DEFAULT_PAGE_SIZE } from '@loadfeed/spec';
 import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js';
 import type { Clock } from './clock.js';
+import type { WaitEvent } from './transport.js';
 import { memoryCursorStore, type CursorStore } from './cursor-store.js';
+import { checkOptions, must, type Schema } from './options.js';
 
 /** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
 export type SyncFilters = Omit<ListLoadsParams, 'page' | 'pageSize' | 'updatedSince'>;
@@ -29,8 +31,10 @@ export interface SyncSummary {
   pages: number;
   rows: number;
   requests: number;
-  /** Milliseconds spent waiting for the rate limit. */
+  /** Milliseconds spent waiting for the rate limit (pacing: the key's requests for the window were spent). */
   quotaWaitMs: number;
+  /** Milliseconds spent waiting before retries (backoff after a failure, Retry-After after a 429). */
+  retryWaitMs: number;
   /** The cursor saved last: the largest updatedAt whose page is upserted. */
   cursor: string | undefined;
 }
@@ -48,6 +52,8 @@ export interface SyncOptions {
   filters?: SyncFilters;
   signal?: AbortSignal;
   onProgress?(progress: SyncProgress): void;
+  /** Called before each wait, with how long and why: the rate limit (`quota`) or a retry; so that a long wait is never silent. */
+  onWait?(event: WaitEvent): void;
   clock?: Clock;
   /** 'keys' (default) walks by updatedAt and loses no row under skew; 'pages' is SPEC §4's literal loop. */
   strategy?: SyncStrategy;
@@ -57,6 +63,33 @@ export interface SyncOptions {
    */
   backfill?: boolean;
 }
+
+/** What each option of syncLoads must be; undefined means the default. */
+const SYNC_OPTIONS: Schema = {
+  client: must.methods('listLoads', 'quota', 'stats'),
+  upsert: must.function,
+  cursorStore: must.methods('load', 'save'),
+  pageSize: must.integer(1),
+  overlapMs: must.milliseconds(0),
+  filters: must.object,
+  signal: must.abortSignal,
+  onProgress: must.function,
+  onWait: must.function,
+  clock: must.methods('now', 'sleep'),
+  strategy: must.oneOf('keys', 'pages'),
+  backfill: must.boolean,
+};
+
+/** Paging and updatedSince belong to the sync: a filter cannot set them. */
+const FILTER_OPTIONS: Schema = {
+  status: must.array,
+  pickupFrom: must.string,
+  pickupTo: must.string,
+  deliveryFrom: must.string,
+  deliveryTo: must.string,
+  poNumber: must.string,
+  billingRefNumber: must.string,
+} satisfies Record<keyof SyncFilters, unknown>;
 
 const DEFAULT_OVERLAP_MS = 5 * 60_000;
 const RATE_WINDOW_MS = 60_000;
@@ -106,7 +139,7 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
     async fetch(updatedSince: string | undefined, page: number, size = pageSize): Promise<Page> {
       const params: ListLoadsParams = { ...options.filters, page, pageSize: size };
       if (updatedSince !== undefined) params.updatedSince = updatedSince;
-      const result = await client.listLoads(params, signal ? { signal } : {});
+      const result = await client.listLoads(params, { ...(signal ? { signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) });
       pages += 1;
       return result;
     },
@@ -136,6 +169,7 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
         rows,
         requests: stats.requests - startStats.requests,
         quotaWaitMs: stats.quotaWaitMs - startStats.quotaWaitMs,
+        retryWaitMs: stats.retryWaitMs - startStats.retryWaitMs,
         cursor,
       };
     },
@@ -244,9 +278,9 @@ const STRATEGIES: Record<SyncStrategy, (run: Run, from: string | undefined) => P
 
 /** Syncs the loads changed since the saved cursor (minus the overlap) into `upsert`. */
 export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
+  checkOptions('syncLoads', options, SYNC_OPTIONS, ['client', 'upsert'], { filters: FILTER_OPTIONS });
   const cursorStore = options.cursorStore ?? memoryCursorStore();
   const walk = STRATEGIES[options.strategy ?? 'keys'];
-  if (!walk) throw new TypeError(`syncLoads: unknown strategy ${JSON.stringify(options.strategy)}`);
   const run = createRun(options, cursorStore);
   const overlapMs = options.overlapMs ?? DEFAULT_OVERLAP_MS;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContractError, createClient, syncLoads, type LoadRow } from '../src/index.js';
+import { ContractError, DEFAULT_RETRY_POLICY, ServerError, createClient, syncLoads, type LoadRow } from '../src/index.js';
 import { MOCK_API_KEY } from '../src/mock/index.js';
 import { createCopy, loadInput, loadInputs, mockSetup } from './helpers.js';
 
@@ -91,6 +91,39 @@ describe('createClient', () => {
   it('refuses to start without a baseUrl or a key', () => {
     expect(() => createClient({ baseUrl: '', apiKey: MOCK_API_KEY })).toThrow(/baseUrl/);
     expect(() => createClient({ baseUrl: 'https://x.test', apiKey: '' })).toThrow(/apiKey/);
+  });
+
+  it('an option given as undefined means its default: retry.maxAttempts: undefined stops after the default 5 attempts', async () => {
+    const { mock, clock } = mockSetup();
+    let attempts = 0;
+    // Bounded: if the default were lost, attempt 20 would succeed instead of the call failing after 5.
+    const fetch = async (request: Request) => (++attempts < 20 ? new Response('{"error":"down"}', { status: 503, headers: { 'Content-Type': 'application/json' } }) : mock.fetch(request));
+    const client = createClient({ baseUrl: mock.baseUrl, apiKey: MOCK_API_KEY, clock, fetch, timeoutMs: undefined, retry: { maxAttempts: undefined, baseDelayMs: undefined } });
+    await expect(client.listLoads()).rejects.toBeInstanceOf(ServerError);
+    expect(attempts).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
+  });
+
+  it.each([
+    [{ retry: { maxAttempts: 0 } }, /option retry\.maxAttempts must be a whole number >= 1 \(got 0\)/],
+    [{ retry: { maxAttempts: Infinity } }, /option retry\.maxAttempts must be a whole number/],
+    [{ retry: { rateLimitMaxAttempts: 2.5 } }, /option retry\.rateLimitMaxAttempts must be a whole number/],
+    [{ retry: { baseDelayMs: -1 } }, /option retry\.baseDelayMs must be a finite number of milliseconds >= 0/],
+    [{ retry: { maxDelayMs: Number.NaN } }, /option retry\.maxDelayMs/],
+    [{ retry: { maxAtempts: 3 } }, /unknown option retry\.maxAtempts/],
+    [{ retry: 5 }, /option retry must be an object/],
+    [{ timeoutMs: 0 }, /option timeoutMs must be a finite number of milliseconds >= 1/],
+    [{ timeoutMs: '5000' }, /option timeoutMs/],
+    [{ baseUrl: 'loads.example.com' }, /option baseUrl must be an http\(s\) URL/],
+    [{ fetch: 'fetch' }, /option fetch must be a function/],
+    [{ clock: { now: () => 0 } }, /option clock must be an object with now\(\) and sleep\(\)/],
+    [{ signal: {} }, /option signal must be an AbortSignal/],
+    [{ logger: { onRetry: true } }, /option logger\.onRetry must be a function/],
+    [{ middleware: {} }, /option middleware must be an array/],
+    [{ timeOutMs: 5000 }, /unknown option timeOutMs/],
+  ])('a wrong option fails at once with a TypeError that names it: %j', (wrong, message) => {
+    const create = () => createClient({ baseUrl: 'https://loads.example.com', apiKey: MOCK_API_KEY, ...(wrong as object) });
+    expect(create).toThrow(TypeError);
+    expect(create).toThrow(message);
   });
 
   it('logger hooks see attempts and statuses but never the key', async () => {

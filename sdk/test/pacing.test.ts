@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, syncLoads } from '../src/index.js';
-import { MOCK_API_KEY } from '../src/mock/index.js';
+import { MOCK_API_KEY, createSimulatedClock } from '../src/mock/index.js';
+import { createPacer, withPacing } from '../src/pacing.js';
+import type { WaitEvent } from '../src/transport.js';
 import { createCopy, loadInputs, mockSetup } from './helpers.js';
 
 /** Times (ms after the first) at which each request left, for a full sync of `rows` rows at 10 a minute. */
@@ -58,5 +60,25 @@ describe('pacing from the rate-limit headers', () => {
     await client.listLoads();
     expect(client.quota()).toMatchObject({ limit: 2, remaining: 0, nextRequestAt: clock.now() + 60_000 });
     expect(mock.stats.rateLimited).toBe(0);
+  });
+
+  it('the pacing layer alone holds an attempt until Reset, saying so before it waits', async () => {
+    const clock = createSimulatedClock();
+    const start = clock.now();
+    const sentAt: number[] = [];
+    const seenAtWait: number[] = [];
+    const resetSeconds = Math.ceil((start + 42_000) / 1000);
+    const inner = async () => {
+      sentAt.push(clock.now() - start);
+      return new Response('{}', { status: 200, headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetSeconds) } });
+    };
+    const waits: WaitEvent[] = [];
+    const paced = withPacing(inner, { pacer: createPacer(clock), clock, onWait: () => void seenAtWait.push(clock.now() - start) });
+    await paced(new Request('http://x.test/'), { attempt: 1 });
+    await paced(new Request('http://x.test/'), { attempt: 1, onWait: (event) => void waits.push(event) });
+    expect(sentAt).toEqual([0, resetSeconds * 1000 - start]);
+    // Told at the start of the wait, not after it.
+    expect(seenAtWait).toEqual([0]);
+    expect(waits).toEqual([{ kind: 'quota', delayMs: resetSeconds * 1000 - start, until: resetSeconds * 1000, reason: "the key's 10 requests a minute are spent" }]);
   });
 });

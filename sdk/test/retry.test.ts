@@ -11,10 +11,14 @@ import {
   TimeoutError,
   backoffDelay,
   createClient,
+  syncLoads,
   type ListLoadsParams,
 } from '../src/index.js';
-import { MOCK_API_KEY } from '../src/mock/index.js';
-import { loadInputs, mockSetup } from './helpers.js';
+import { MOCK_API_KEY, createSimulatedClock } from '../src/mock/index.js';
+import { withRetries } from '../src/retry.js';
+import type { AttemptFetch, WaitEvent } from '../src/transport.js';
+import { startFaultServer } from './fault-server.js';
+import { createCopy, loadInputs, mockSetup } from './helpers.js';
 
 /** A fetch that answers each call with the next of `outcomes` (then passes through), recording when it was called. */
 function scripted(outcomes: (() => Response | Error)[], pass: (request: Request) => Promise<Response>, now: () => number) {
@@ -176,6 +180,82 @@ describe('retries beneath the client', () => {
     await client.listLoads();
     expect(calls).toHaveLength(3);
     expect(seen).toEqual([200]);
+  });
+});
+
+describe('a body cut short is a connection error, retried like any other', () => {
+  // Real sockets, the real clock, zero jitter: each backoff is 0 ms.
+  const clientOn = (baseUrl: string, maxAttempts?: number) =>
+    createClient({ baseUrl, apiKey: MOCK_API_KEY, random: () => 0, ...(maxAttempts ? { retry: { maxAttempts } } : {}) });
+
+  it('a socket closed mid-body and JSON cut under a matching Content-Length are retried until a whole page comes', async () => {
+    const server = await startFaultServer(['socket-closed-mid-body', 'json-cut-with-matching-length', 'ok']);
+    const retries: string[] = [];
+    const client = createClient({ baseUrl: server.baseUrl, apiKey: MOCK_API_KEY, random: () => 0, logger: { onRetry: ({ reason }) => void retries.push(reason) } });
+    const page = await client.listLoads();
+    expect(page.data).toHaveLength(3);
+    expect(server.served).toEqual(['socket-closed-mid-body', 'json-cut-with-matching-length', 'ok']);
+    expect(retries).toEqual([expect.stringMatching(/cut short mid-body/), expect.stringMatching(/cut short: its \d+ bytes are not whole JSON/)]);
+    expect(client.stats().requests).toBe(3);
+  });
+
+  it.each(['socket-closed-mid-body', 'json-cut-with-matching-length'] as const)('a body that stays cut (%s) ends in a ConnectionError after maxAttempts', async (fault) => {
+    const server = await startFaultServer([fault, fault, fault]);
+    const error = await clientOn(server.baseUrl, 3)
+      .listLoads()
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).message).toContain(`127.0.0.1:${server.port}`);
+    expect(server.served).toHaveLength(3);
+  });
+
+  it('syncLoads over cut bodies copies every row, and never sees a TypeError or SyntaxError', async () => {
+    const server = await startFaultServer(['json-cut-with-matching-length', 'socket-closed-mid-body']);
+    const copy = createCopy();
+    const summary = await syncLoads({ client: clientOn(server.baseUrl), upsert: copy.upsert });
+    expect(summary.rows).toBe(3);
+    expect(summary.requests).toBe(3);
+  });
+});
+
+describe('the retry layer alone', () => {
+  const ok = () => new Response('{}', { status: 200 });
+  const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000 };
+
+  it('retries connection failures, timeouts and 5xx per the policy, telling onRetry and the call before each wait', async () => {
+    const clock = createSimulatedClock();
+    const script = [
+      () => Promise.reject(new ConnectionError('reset')),
+      () => Promise.reject(new TimeoutError('slow')),
+      () => Promise.resolve(new Response('{}', { status: 502 })),
+      () => Promise.resolve(ok()),
+    ];
+    const attempts: number[] = [];
+    const inner: AttemptFetch = (_request, context) => (attempts.push(context.attempt), script[context.attempt - 1]!());
+    const retries: string[] = [];
+    const waits: WaitEvent[] = [];
+    const retrying = withRetries(inner, { policy, clock, random: () => 0.5, onRetry: ({ reason, delayMs }) => void retries.push(`${reason} ${delayMs}`) });
+    const start = clock.now();
+    const response = await retrying(new Request('http://x.test/'), { onWait: (event) => void waits.push(event) });
+    expect(response.status).toBe(200);
+    expect(attempts).toEqual([1, 2, 3, 4]);
+    expect(retries).toEqual(['reset 50', 'slow 100', 'status 502 200']);
+    expect(waits.map(({ kind, delayMs, until }) => [kind, delayMs, until - start])).toEqual([
+      ['retry', 50, 50],
+      ['retry', 100, 150],
+      ['retry', 200, 350],
+    ]);
+  });
+
+  it('anything that is not a connection failure, a timeout or a retryable status passes straight through', async () => {
+    const clock = createSimulatedClock();
+    let calls = 0;
+    const bug = new RangeError('a bug, not the network');
+    const retrying = withRetries(() => (calls += 1, Promise.reject(bug)), { policy, clock, random: () => 0.5 });
+    await expect(retrying(new Request('http://x.test/'))).rejects.toBe(bug);
+    const refused = withRetries(() => (calls += 1, Promise.resolve(new Response('{}', { status: 401 }))), { policy, clock, random: () => 0.5 });
+    expect((await refused(new Request('http://x.test/'))).status).toBe(401);
+    expect(calls).toBe(2);
   });
 });
 

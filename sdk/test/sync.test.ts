@@ -117,7 +117,39 @@ describe('syncLoads', () => {
     // 10 a minute, so the last goes out two minutes in.
     expect(first.eta).toBe(start + 120_000);
     expect(reports.at(-1)).toMatchObject({ rows: 95, totalCount: 95 });
-    expect(summary).toEqual({ pages: reports.length, rows: 95, requests: 24, quotaWaitMs: 120_000, cursor: mock.loads().at(-1)!.updatedAt });
+    expect(summary).toEqual({ pages: reports.length, rows: 95, requests: 24, quotaWaitMs: 120_000, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt });
+  });
+
+  it('says before each wait how long and why, and the summary says how long it waited for the rate limit and for retries', async () => {
+    let failOnce = true;
+    const { mock, client, clock } = mockSetup({
+      client: {
+        fetch: (request) => {
+          if (!failOnce) return mock.fetch(request);
+          failOnce = false;
+          return Promise.resolve(new Response('{"error":"down"}', { status: 503, headers: { 'Content-Type': 'application/json' } }));
+        },
+      },
+    });
+    for (const input of loadInputs(100)) mock.upsert([input]);
+    const told: { kind: string; reason: string; delayMs: number; toldAt: number; until: number }[] = [];
+    const summary = await syncLoads({
+      client,
+      upsert: () => {},
+      pageSize: 5,
+      onWait: ({ kind, reason, delayMs, until }) => void told.push({ kind, reason, delayMs, until, toldAt: clock.now() }),
+    });
+    expect(summary.rows).toBe(100);
+    expect(told.map(({ kind, reason }) => `${kind}: ${reason}`)).toEqual([
+      'retry: status 503',
+      "quota: the key's 10 requests a minute are spent",
+      "quota: the key's 10 requests a minute are spent",
+    ]);
+    // Told at the start of each wait, not after it.
+    for (const wait of told) expect(wait.until - wait.toldAt).toBe(wait.delayMs);
+    expect(summary.retryWaitMs).toBe(told[0]!.delayMs);
+    expect(summary.quotaWaitMs).toBe(told[1]!.delayMs + told[2]!.delayMs);
+    expect(summary.quotaWaitMs).toBeGreaterThan(100_000);
   });
 
   it('reports the same totalCount all through a sweep of an unchanging dataset, tied groups included', async () => {
@@ -174,5 +206,36 @@ describe('syncLoads', () => {
     await syncLoads({ client, upsert: copy.upsert, pageSize: 50, backfill: true, cursorStore: memoryCursorStore('2030-01-01T00:00:00.000Z') });
     expect(copy.differences(mock.loads())).toEqual([]);
     expect(urls.map((url) => new URL(url).searchParams.get('updatedSince'))).toEqual([null, new Date(start + 7_000).toISOString()]);
+  });
+
+  it('an option given as undefined means its default', async () => {
+    const { mock, client } = mockSetup({ mock: { rateLimitPerMinute: 1000, loads: loadInputs(120) } });
+    const urls: string[] = [];
+    mock.beforeRequest((request) => void urls.push(request.url));
+    const copy = createCopy();
+    await syncLoads({ client, upsert: copy.upsert, pageSize: undefined, overlapMs: undefined, strategy: undefined, filters: undefined, cursorStore: undefined });
+    expect(copy.differences(mock.loads())).toEqual([]);
+    expect(new URL(urls[0]!).searchParams.get('pageSize')).toBe('100');
+  });
+
+  it.each([
+    [{ pageSize: 0 }, /option pageSize must be a whole number >= 1 \(got 0\)/],
+    [{ pageSize: 2.5 }, /option pageSize must be a whole number/],
+    [{ overlapMs: -60_000 }, /option overlapMs must be a finite number of milliseconds >= 0/],
+    [{ overlapMs: Number.NaN }, /option overlapMs/],
+    [{ strategy: 'page' }, /option strategy must be one of "keys", "pages" \(got "page"\)/],
+    [{ backfill: 'yes' }, /option backfill must be a boolean/],
+    [{ cursorStore: { load: () => undefined } }, /option cursorStore must be an object with load\(\) and save\(\)/],
+    [{ onProgress: {} }, /option onProgress must be a function/],
+    [{ filters: { updatedSince: '2026-01-01' } }, /unknown option filters\.updatedSince/],
+    [{ filters: { status: 'Delivered' } }, /option filters\.status must be an array/],
+    [{ upsert: undefined }, /option upsert is required/],
+    [{ pagesize: 10 }, /unknown option pagesize/],
+  ])('a wrong option fails at once with a TypeError that names it: %j', async (wrong, message) => {
+    const { mock, client } = mockSetup();
+    const sync = syncLoads({ client, upsert: () => {}, ...(wrong as object) });
+    await expect(sync).rejects.toThrow(TypeError);
+    await expect(sync).rejects.toThrow(message);
+    expect(mock.stats.requests).toBe(0);
   });
 });

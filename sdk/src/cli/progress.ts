@@ -1,6 +1,8 @@
-// What `loadfeed sync` shows while it runs. On a terminal: one bar, redrawn in place, with rows, pages,
-// the quota, the ETA the rate limit allows and a "waiting for quota (Ns)" countdown while the sync is
-// paced. Elsewhere (a log file, CI): one plain line per page, per wait and per retry, no escape codes.
+// What `loadfeed sync` shows while it runs. On a terminal: one bar, redrawn in place, with the rows so far
+// of the total, the request it is at, the quota, the ETA the rate limit allows and a "waiting for quota
+// (Ns)" countdown while the sync is paced. Elsewhere (a log file, CI): a plain line each time the rows
+// move, one per wait and per retry, no escape codes. It counts rows and requests, never pages: the sync's
+// key walk reads some pages twice and some only to count, so a page number would skip or pass the total.
 import type { QuotaSnapshot } from '../pacing.js';
 import type { AttemptEvents } from '../retry.js';
 import type { SyncProgress } from '../sync.js';
@@ -74,6 +76,8 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
     return progress.eta === undefined ? 'ETA --' : `ETA ${formatDuration(progress.eta - now())}`;
   }
 
+  const rowsText = (progress: SyncProgress) => `${progress.rows}/${progress.totalCount} rows`;
+
   function quotaText(): string {
     const { remaining, limit } = quota();
     return remaining === undefined ? 'quota ?' : `quota ${Math.max(0, remaining)}${limit === undefined ? '' : `/${limit}`}`;
@@ -82,8 +86,9 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
   if (!stream.isTTY) {
     return {
       update(progress) {
+        const moved = latest === undefined || progress.rows !== latest.rows || progress.totalCount !== latest.totalCount;
         latest = progress;
-        stream.write(`page ${progress.pages}: ${progress.rows}/${progress.totalCount} rows, ${plural(progress.requests, 'request')}, ${quotaText()}, ${etaText(progress)}\n`);
+        if (moved) stream.write(`${rowsText(progress)}, request ${progress.requests}, ${quotaText()}, ${etaText(progress)}\n`);
         const wait = pendingWait();
         if (wait) stream.write(`${waitText(wait)}\n`);
       },
@@ -99,7 +104,7 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
   let shown = '';
   function render(): void {
     const wait = pendingWait();
-    const parts = latest ? [bar(latest.rows, latest.totalCount), `${latest.rows}/${latest.totalCount} rows`, plural(latest.pages, 'page')] : ['connecting…'];
+    const parts = latest ? [bar(latest.rows, latest.totalCount), rowsText(latest), `request ${latest.requests}`] : ['connecting…'];
     // While paced, the countdown says more than "quota 0".
     if (latest && wait?.kind !== 'quota') parts.push(quotaText());
     if (latest) parts.push(etaText(latest));

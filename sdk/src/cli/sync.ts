@@ -94,10 +94,14 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143
     }
     view.finish();
     await destination.close();
-    const waited = summary.quotaWaitMs > 0 ? `, waited ${formatDuration(summary.quotaWaitMs)} for quota` : '';
+    const waits = [
+      summary.quotaWaitMs > 0 ? `${formatDuration(summary.quotaWaitMs)} for the rate limit` : '',
+      summary.retryWaitMs > 0 ? `${formatDuration(summary.retryWaitMs)} before retries` : '',
+    ].filter(Boolean);
+    const waited = waits.length > 0 ? ` (waited ${waits.join(' and ')})` : '';
     writeLine(
       context.stdout,
-      `synced ${plural(summary.rows, 'row')} in ${plural(summary.pages, 'page')} (${plural(summary.requests, 'request')}${waited}); cursor ${summary.cursor ?? 'not set (no loads yet)'}`,
+      `synced ${plural(summary.rows, 'row')} in ${plural(summary.requests, 'request')}${waited}; cursor ${summary.cursor ?? 'not set (no loads yet)'}`,
     );
   },
 };

@@ -38,12 +38,12 @@ let view: ProgressView | undefined;
 afterEach(() => view?.finish());
 
 describe('the progress bar on a terminal', () => {
-  it('shows the share done, rows, pages, the quota and the ETA on one line redrawn in place', () => {
+  it('shows the share done, rows so far of the total, the request, the quota and the ETA on one line redrawn in place', () => {
     const out = screen(true);
     view = createProgressView({ stream: out.stream, quota: quotaOf({}), now: () => NOW, tickMs: 60_000 });
     view.update(progress());
     const frame = out.written.split('\r\x1b[2K').at(-1);
-    expect(frame).toBe(`[████░░░░░░░░░░░░░░░░]  20% · 200/1000 rows · 2 pages · quota 8/10 · ETA 2m05s`);
+    expect(frame).toBe(`[████░░░░░░░░░░░░░░░░]  20% · 200/1000 rows · request 2 · quota 8/10 · ETA 2m05s`);
   });
 
   it('counts down "waiting for quota (Ns)" while the rate limit holds the next request', () => {
@@ -76,19 +76,32 @@ describe('the progress bar on a terminal', () => {
 });
 
 describe('progress off a terminal', () => {
-  it('writes one plain line per page and one per wait, with no escape codes', () => {
+  it('writes one plain line per step and one per wait, with no escape codes', () => {
     const out = screen(false);
     view = createProgressView({ stream: out.stream, quota: quotaOf({ remaining: 0, nextRequestAt: NOW + 30_000 }), now: () => NOW });
     view.update(progress({ pages: 1, requests: 1, rows: 100 }));
     view.events.onRetry?.({ attempt: 1, reason: 'status 429', delayMs: 30_000 });
-    expect(out.written).toBe(['page 1: 100/1000 rows, 1 request, quota 0/10, ETA 2m05s', 'waiting for quota (30s)', 'retrying after status 429 in 30s', ''].join('\n'));
+    expect(out.written).toBe(['100/1000 rows, request 1, quota 0/10, ETA 2m05s', 'waiting for quota (30s)', 'retrying after status 429 in 30s', ''].join('\n'));
   });
 
   it('says nothing about a wait once every row is in', () => {
     const out = screen(false);
     view = createProgressView({ stream: out.stream, quota: quotaOf({ remaining: 0, nextRequestAt: NOW + 30_000 }), now: () => NOW });
     view.update(progress({ rows: 1000, totalCount: 1000, eta: NOW }));
-    expect(out.written).toBe('page 2: 1000/1000 rows, 2 requests, quota 0/10, ETA 0s\n');
+    expect(out.written).toBe('1000/1000 rows, request 2, quota 0/10, ETA 0s\n');
+  });
+
+  it('counts rows of the total and the request, with no page number that skips or passes the total', () => {
+    const out = screen(false);
+    view = createProgressView({ stream: out.stream, quota: quotaOf({}), now: () => NOW });
+    // What a sync of 291 rows in one write reports: a count request, the group read top down, a last empty page.
+    view.update(progress({ pages: 1, requests: 1, rows: 100, totalCount: 291, eta: NOW }));
+    view.update(progress({ pages: 3, requests: 3, rows: 191, totalCount: 291, eta: NOW }));
+    view.update(progress({ pages: 5, requests: 5, rows: 291, totalCount: 291, eta: NOW }));
+    view.update(progress({ pages: 6, requests: 6, rows: 291, totalCount: 291, eta: NOW }));
+    expect(out.written).toBe(
+      ['100/291 rows, request 1, quota 8/10, ETA 0s', '191/291 rows, request 3, quota 8/10, ETA 0s', '291/291 rows, request 5, quota 8/10, ETA 0s', ''].join('\n'),
+    );
   });
 });
 

@@ -32,7 +32,7 @@ describe.each(DESTINATIONS)('loadfeed sync into $name', (destination) => {
 
     expect(result.stderr).not.toMatch(/loadfeed: /);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^synced 30 rows in \d+ pages/);
+    expect(result.stdout).toMatch(/^synced 30 rows in \d+ requests; cursor /);
     const served = await customer.served();
     const copy = await destination.read(file);
     expect(byLoadNumber(copy.loads)).toEqual(byLoadNumber(served));
@@ -70,7 +70,7 @@ describe('loadfeed sync: the key and the output', () => {
     expect(result.stdout + result.stderr).not.toContain(customer.key.slice(8));
   });
 
-  it('off a terminal, progress is plain lines, one per page, without escape codes', async () => {
+  it('off a terminal, progress is plain lines of rows so far of the total, each further on, without escape codes', async () => {
     const customer = await customerWithLoads(12);
     const file = join(scratch.path, `plain-${customer.code}.ndjson`);
 
@@ -81,8 +81,18 @@ describe('loadfeed sync: the key and the output', () => {
     expect(result.stderr).not.toContain('\r');
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(3);
-    for (const line of lines) expect(line).toMatch(/^page \d+: \d+\/\d+ rows, \d+ requests?, quota \d+\/\d+, ETA /);
-    expect(lines.at(-1)).toMatch(/: 12\/12 rows/);
+    const steps = lines.map((line) => {
+      const [, rows, total, request] = /^(\d+)\/(\d+) rows, request (\d+), quota \d+\/\d+, ETA /.exec(line) ?? [];
+      expect(rows, line).toBeDefined();
+      return { rows: Number(rows), total: Number(total), request: Number(request) };
+    });
+    for (const [index, step] of steps.entries()) {
+      expect(step.total).toBe(12);
+      expect(step.rows).toBeLessThanOrEqual(step.total);
+      if (index > 0) expect(step.rows).toBeGreaterThan(steps[index - 1]!.rows);
+      if (index > 0) expect(step.request).toBeGreaterThan(steps[index - 1]!.request);
+    }
+    expect(steps.at(-1)!.rows).toBe(12);
   });
 
   it('a wrong key fails with one line that says the key was refused, and exit code 1', async () => {

@@ -1,5 +1,6 @@
 // `loadfeed sync` on a real terminal (a pseudo-terminal from util-linux `script`): one bar redrawn in
-// place, with rows, pages and the ETA, and a visible countdown while the rate limit paces the sync.
+// place, with rows so far of the total, the request and the ETA, and a visible countdown while the rate
+// limit paces the sync.
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { usePacedServer } from './paced-server.js';
@@ -24,7 +25,7 @@ it('on a terminal, the progress bar redraws in place and shows "waiting for quot
   expect(screen).toContain('\r\x1b[2K');
   const frames = screen.split('\r\x1b[2K').filter((frame) => frame.startsWith('['));
   expect(frames.length).toBeGreaterThan(0);
-  expect(frames[0]).toMatch(/^\[[█░]+\] +\d+% · \d+\/\d+ rows · \d+ pages? · (quota \d+\/2 · )?ETA /);
+  expect(frames[0]).toMatch(/^\[[█░]+\] +\d+% · \d+\/\d+ rows · request \d+ · (quota \d+\/2 · )?ETA /);
   expect(frames.some((frame) => /waiting for quota \((\d+)s\)/.test(frame) && /ETA (\d+m)?\d+s/.test(frame))).toBe(true);
   expect(screen).not.toContain(customer.slowKey);
   expect(result.code).toBe(130);

@@ -1,21 +1,45 @@
-// A property run against the real server: random writes between requests, injected 429s, 500s and
-// connection resets (before and after the server saw the request), and crashes with restarts. Every run
-// must converge: the last, uninterrupted sync leaves the copy equal to what the server serves.
+// A property run against the real server: random writes between requests, injected 429s, 500s,
+// connection resets (before and after the server saw the request), bodies cut short (the socket closed
+// mid-body, or JSON cut under a matching Content-Length), and crashes with restarts. Every run must
+// converge: the last, uninterrupted sync leaves the copy equal to what the server serves; and every
+// failure that ends a sync is one of the SDK's errors, or the crash itself.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoryCursorStore, syncLoads, type LoadRow } from '../../src/index.js';
+import { LoadfeedError, memoryCursorStore, syncLoads, type LoadRow } from '../../src/index.js';
 import { createSimulatedClock } from '../../src/mock/index.js';
 import { createCopy, loadInput } from '../helpers.js';
 import { useTestServer } from './fixture.js';
 
 const kit = useTestServer();
 
-type Fault = '429' | '500' | 'reset-before' | 'reset-after';
+type Fault = '429' | '500' | 'reset-before' | 'reset-after' | 'cut-mid-body' | 'cut-json';
+
+const FAULTS: Fault[] = ['429', '500', 'reset-before', 'reset-after', 'cut-mid-body', 'cut-json'];
+
+/** The server's real response with its body cut in half: the socket closes there, or the length matches the cut. */
+async function cut(response: Response, shape: 'cut-mid-body' | 'cut-json'): Promise<Response> {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+  const init = { status: response.status, headers: new Headers(response.headers) };
+  if (shape === 'cut-json') {
+    init.headers.set('content-length', String(half.length));
+    return new Response(half, init);
+  }
+  // What Node's fetch gives when the socket closes mid-body.
+  const closed = new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(half);
+      controller.error(closed);
+    },
+  });
+  return new Response(body, init);
+}
 
 const eventArbitrary = fc.oneof(
   fc.record({ kind: fc.constant('update' as const), positions: fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 12 }) }),
   fc.record({ kind: fc.constant('insert' as const), count: fc.integer({ min: 1, max: 12 }) }),
-  fc.record({ kind: fc.constant('fault' as const), fault: fc.constantFrom<Fault>('429', '500', 'reset-before', 'reset-after') }),
+  fc.record({ kind: fc.constant('fault' as const), fault: fc.constantFrom<Fault>(...FAULTS) }),
   fc.record({ kind: fc.constant('crash' as const) }),
 );
 
@@ -30,7 +54,7 @@ const json = (status: number, body: unknown, headers: Record<string, string>) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 
 describe('chaos against the reference server (property)', () => {
-  it('random writes, 429s, 500s, connection resets and restarts always converge to an exact copy', async () => {
+  it('random writes, 429s, 500s, connection resets, cut bodies and restarts always converge to an exact copy', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArbitrary, async (scenario) => {
         const customer = await kit.customer();
@@ -61,6 +85,7 @@ describe('chaos against the reference server (property)', () => {
             }
             if (event.fault === '500') return json(500, { error: 'Internal server error' }, {});
             if (event.fault === 'reset-before') throw new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
+            if (event.fault === 'cut-mid-body' || event.fault === 'cut-json') return cut(await fetch(incoming), event.fault);
             await fetch(incoming.clone());
             throw new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
           }
@@ -83,6 +108,8 @@ describe('chaos against the reference server (property)', () => {
             (error: unknown) => error,
           );
           if (outcome === 'done') break;
+          // A cut body once ended a sync as a bare TypeError or SyntaxError, outside the error tree.
+          if (!(outcome instanceof LoadfeedError)) expect(outcome).toEqual(new Error('crash'));
           expect(restarts).toBeLessThan(40);
         }
         expect(copy.differences(await customer.served())).toEqual([]);
