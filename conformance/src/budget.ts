@@ -34,6 +34,29 @@ export function rateHeaders(exchange: Exchange): RateHeaders | undefined {
   return limit === undefined || remaining === undefined || reset === undefined ? undefined : { limit, remaining, reset };
 }
 
+/**
+ * What is wrong with a response's rate headers as a statement about the key's window, or undefined when they
+ * make sense: a limit of at least one request, Remaining from 0 to the limit, Reset within the next minute
+ * (a second of rounding either side) on the server's clock. The pacing and the plan never rest on nonsense.
+ */
+export function rateHeaderNonsense(exchange: Exchange): string | undefined {
+  const headers = rateHeaders(exchange);
+  if (!headers) {
+    const shown = [LIMIT, REMAINING, RESET].map((name) => `${name}: ${exchange.headers[name] ?? '(missing)'}`);
+    return `not three non-negative integers (${shown.join(', ')})`;
+  }
+  if (headers.limit < 1) return `${LIMIT}: ${headers.limit} is a limit that admits no request, yet the request got ${exchange.status}`;
+  if (headers.remaining > headers.limit) return `${REMAINING}: ${headers.remaining} is more than ${LIMIT}: ${headers.limit}`;
+  const ahead = headers.reset - serverTime(exchange) / 1000;
+  if (ahead < -1 || ahead > 61) return `${RESET}: ${headers.reset} is ${Math.round(ahead)} s from the response's time, not within the next 60 s`;
+  return undefined;
+}
+
+/** The rate headers when they make sense, for the pacing and the plan. */
+export function saneRateHeaders(exchange: Exchange): RateHeaders | undefined {
+  return rateHeaderNonsense(exchange) === undefined ? rateHeaders(exchange) : undefined;
+}
+
 /** The server's clock when it answered, in ms: its Date header, else ours when the answer came. */
 export function serverTime(exchange: Exchange): number {
   const date = exchange.headers.date === undefined ? Number.NaN : Date.parse(exchange.headers.date);
@@ -47,10 +70,11 @@ export function retryAfterSeconds(exchange: Exchange): number | undefined {
 /** How long to wait before the next request with `key` so that it is admitted, from the latest rate headers. */
 export function waitBeforeSending(exchanges: readonly Exchange[], key: KeyLabel, now: number): number {
   const own = exchanges.filter((exchange) => exchange.credential === key);
-  const lastIndex = own.findLastIndex((exchange) => rateHeaders(exchange) !== undefined);
+  // Headers that make no sense (a limit of 0, a Reset an hour away) are no basis for waiting: the 429 handling covers them.
+  const lastIndex = own.findLastIndex((exchange) => saneRateHeaders(exchange) !== undefined);
   if (lastIndex === -1) return 0;
   const last = own[lastIndex]!;
-  const headers = rateHeaders(last)!;
+  const headers = saneRateHeaders(last)!;
   // A request since then that came back without rate headers may still have counted.
   const unaccounted = own.length - 1 - lastIndex;
   if (headers.remaining - unaccounted >= 1) return 0;
@@ -62,19 +86,21 @@ export function waitBeforeSending(exchanges: readonly Exchange[], key: KeyLabel,
 const PLANNED_REQUESTS: readonly { group: string; counted: number; uncounted: number; needs?: 'second' | 'revoked' | 'exhaust' }[] = [
   { group: 'preflight (the largest page: the sample most checks read)', counted: 1, uncounted: 0 },
   { group: 'contract', counted: 0, uncounted: 1 },
-  { group: 'authentication', counted: 1, uncounted: 6 },
+  { group: 'authentication', counted: 1, uncounted: 7 },
   { group: 'authentication (revoked key)', counted: 0, uncounted: 1, needs: 'revoked' },
   { group: 'pagination (defaults, page re-fetched, page past the end)', counted: 3, uncounted: 0 },
-  { group: 'filters', counted: 9, uncounted: 0 },
-  { group: 'delta', counted: 2, uncounted: 0 },
-  { group: 'errors', counted: 10, uncounted: 0 },
+  { group: 'filters', counted: 12, uncounted: 0 },
+  { group: 'delta', counted: 3, uncounted: 0 },
+  { group: 'window', counted: 1, uncounted: 0 },
+  { group: 'errors (the 404 and 405 included)', counted: 10, uncounted: 0 },
   { group: 'isolation', counted: 0, uncounted: 3, needs: 'second' },
   { group: 'rate limit (the request after Retry-After)', counted: 1, uncounted: 0, needs: 'exhaust' },
 ];
 
-/** Pages a walk at a small page size takes: about four, never more than this. */
-export const WALK_PAGE_TARGET = 4;
-export const WALK_PAGE_CAP = 8;
+/** The walk's pages and the page past its end; with more rows than a page, the tail and a probe for a narrow scope. */
+const WALK_REQUESTS = 4;
+const LARGE_FEED_REQUESTS = 2;
+const LARGE_FEED_ROWS = 100;
 
 export interface PlanInput {
   limit: number;
@@ -93,7 +119,9 @@ export interface Plan {
   limit: number;
 }
 
+/** `limit` must be at least 1: global-setup plans with SPEC §8's default when the deployment's makes no sense. */
 export function planRun(input: PlanInput): Plan {
+  if (!(input.limit >= 1)) throw new RangeError(`planRun: a limit of ${input.limit} requests a minute`);
   const present = PLANNED_REQUESTS.filter(
     (row) =>
       row.needs === undefined ||
@@ -101,13 +129,13 @@ export function planRun(input: PlanInput): Plan {
       (row.needs === 'revoked' && input.revokedKey) ||
       (row.needs === 'exhaust' && input.exhaust),
   );
-  const walkPages = input.totalCount < 3 ? 0 : Math.min(WALK_PAGE_TARGET, input.totalCount) + 1;
+  const walkPages = input.totalCount < 2 ? 0 : WALK_REQUESTS + (input.totalCount > LARGE_FEED_ROWS ? LARGE_FEED_REQUESTS : 0);
   const exhaustBurst = input.exhaust ? input.limit + 1 : 0;
   const counted = present.reduce((sum, row) => sum + row.counted, 0) + walkPages + exhaustBurst;
   const uncounted = present.reduce((sum, row) => sum + row.uncounted, 0);
   // Waits come from the requests beyond what the window still allows, plus one Retry-After after the burst.
   const paced = Math.max(0, counted - exhaustBurst - input.remaining);
-  const minutes = Math.ceil(paced / Math.max(1, input.limit)) + (input.exhaust ? 1 : 0);
+  const minutes = Math.ceil(paced / input.limit) + (input.exhaust ? 1 : 0);
   return { requests: counted + uncounted, counted, minutes, limit: input.limit };
 }
 

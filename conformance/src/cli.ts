@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // loadfeed-conformance: flags and environment -> a Playwright Test run of the kit -> exit code
-// (0 every required check passed, 1 a required check failed, 2 bad usage or an unreachable deployment).
+// (0 every required check ran and passed, 1 a required check failed, 2 bad usage, an unreachable deployment
+// or a refused key, 3 nothing failed but required checks could not run). src/completeness.ts decides 0/1/3.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { OPENAPI_PATH } from '@loadfeed/spec';
 import { DeploymentUnreachable } from './client.js';
+import { EXIT_CODE } from './completeness.js';
 import { ExchangeLog } from './evidence.js';
 import { ENV, exchangeLogPath, readOptions, UsageError, type KitOptions } from './options.js';
 
@@ -86,6 +88,16 @@ function runPlaywright(env: NodeJS.ProcessEnv, grep: string | undefined): Promis
   });
 }
 
+/** The exit code the run's summary decided (budget.json, written by the console reporter); none if it was not written. */
+function decidedExitCode(reportDir: string): number | undefined {
+  try {
+    const { exitCode } = JSON.parse(readFileSync(join(reportDir, 'budget.json'), 'utf8')) as { exitCode?: unknown };
+    return typeof exitCode === 'number' ? exitCode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** How many checks the JSON report says ran (passed, failed or skipped); 0 when there is no report. */
 function checksRun(reportDir: string): number {
   try {
@@ -105,19 +117,20 @@ async function main(): Promise<number> {
     if (!(error instanceof UsageError) && !(error instanceof DeploymentUnreachable)) throw error;
     console.error(`loadfeed-conformance: ${error.message}`);
     if (!(error instanceof DeploymentUnreachable)) console.error(USAGE);
-    return 2;
+    return EXIT_CODE.unusable;
   }
   const code = await runPlaywright(run.env, run.grep);
   const fatal = ExchangeLog.open(exchangeLogPath(run.options.reportDir)).fatal;
   if (fatal) {
     console.error(`loadfeed-conformance: ${fatal}`);
-    return 2;
+    return EXIT_CODE.unusable;
   }
   if (run.grep !== undefined && checksRun(run.options.reportDir) === 0) {
     console.error(`loadfeed-conformance: no check matches --grep ${run.grep}`);
-    return 2;
+    return EXIT_CODE.unusable;
   }
-  return code === 0 ? 0 : 1;
+  // A run that ended without its summary (the runner crashed) has not passed.
+  return decidedExitCode(run.options.reportDir) ?? (code === 0 ? EXIT_CODE.incomplete : EXIT_CODE.failed);
 }
 
 process.exitCode = await main();

@@ -1,7 +1,8 @@
-// What the key can see, learnt within the budget: the sample (the largest page the deployment serves,
-// which the run's preflight already fetched) and one walk at a small page size over a slice of few rows.
+// What the key can see, learnt within the budget: the sample (the largest page the deployment serves, which
+// the run's preflight already fetched: the oldest rows) and the tail (the last page: the newest rows). Both
+// are chosen from what the first response shows, whatever the data: a few rows, a bulk load that shares one
+// updatedAt, tens of thousands of rows spread over months.
 import { PAGE_SIZE_CEILING, type Load, type LoadPage } from '@loadfeed/spec';
-import { WALK_PAGE_CAP, WALK_PAGE_TARGET } from './budget.js';
 import type { Query, Sender } from './client.js';
 import type { Exchange } from './evidence.js';
 import type { KeyLabel } from './options.js';
@@ -9,9 +10,10 @@ import type { KeyLabel } from './options.js';
 /** The request whose answer is the sample: a page size above any maximum, so the largest page comes back. */
 export const SAMPLE_QUERY: Query = { pageSize: PAGE_SIZE_CEILING + 1 };
 
-/** A walk over more rows than this runs over the newest rows only (an updatedSince slice). */
-const WHOLE_WALK_MAX_ROWS = 40;
-const SLICE_ROWS = 12;
+/** SPEC §8: tests use page sizes of 100 or less. */
+export const TEST_PAGE_SIZE_MAX = 100;
+/** The tail should hold at least this many rows, so that the newest rows offer slices and ties. */
+const TAIL_ROWS_MIN = 24;
 
 export function isPage(body: unknown): body is LoadPage {
   if (typeof body !== 'object' || body === null) return false;
@@ -35,42 +37,25 @@ export async function takeSample(sender: Sender, key: KeyLabel): Promise<Sample 
   return { exchange, rows: page.data, totalCount: page.totalCount, pageSize: page.pageSize, complete: page.data.length >= page.totalCount };
 }
 
-export interface Walk {
-  query: Query;
-  pageSize: number;
-  pages: Exchange[];
+/** The newest rows: the last page, at the largest page size whose last page is not nearly empty. */
+export interface Tail {
+  /** The page the rows came from: the sample itself when it holds every row. */
+  exchange: Exchange;
   rows: Load[];
-  /** Whether the walk reached its end: hasMore false, an empty page, or totalCount rows. */
-  complete: boolean;
 }
 
-/** Picks what to walk: everything when the key sees few rows, else the newest rows via updatedSince. */
-async function walkScope(sender: Sender, sample: Sample): Promise<{ query: Query; rows: number }> {
-  if (sample.complete && sample.totalCount <= WHOLE_WALK_MAX_ROWS) return { query: {}, rows: sample.totalCount };
-  let newest = sample.rows;
-  if (!sample.complete) {
-    const lastPage = Math.ceil(sample.totalCount / sample.pageSize);
-    const tail = await sender.list('primary', { ...SAMPLE_QUERY, page: lastPage });
-    newest = isPage(tail.body) && tail.body.data.length > 0 ? tail.body.data : sample.rows;
+/** A page size of at most `largest` whose last page holds at least TAIL_ROWS_MIN rows (or is full). */
+function tailPageSize(totalCount: number, largest: number): number {
+  for (let size = largest; size > TAIL_ROWS_MIN; size -= 1) {
+    const onLast = totalCount % size;
+    if (onLast === 0 || onLast >= TAIL_ROWS_MIN) return size;
   }
-  const cursor = newest[Math.max(0, newest.length - SLICE_ROWS)]!.updatedAt;
-  return { query: { updatedSince: cursor }, rows: newest.filter((row) => row.updatedAt >= cursor).length };
+  return largest;
 }
 
-/** Walks a scope of at least 3 rows at a page size that takes about four pages, up to a cap. */
-export async function walkPages(sender: Sender, sample: Sample): Promise<Walk> {
-  const scope = await walkScope(sender, sample);
-  const pageSize = Math.min(100, Math.max(1, Math.ceil(scope.rows / WALK_PAGE_TARGET)));
-  const pages: Exchange[] = [];
-  const rows: Load[] = [];
-  for (let page = 1; page <= WALK_PAGE_CAP; page += 1) {
-    const exchange = await sender.list('primary', { ...scope.query, page, pageSize });
-    pages.push(exchange);
-    if (!isPage(exchange.body)) return { query: scope.query, pageSize, pages, rows, complete: false };
-    rows.push(...exchange.body.data);
-    // The end is a page saying so, an empty page, or totalCount reached: a wrong hasMore must not run the walk on.
-    const { hasMore, data, totalCount } = exchange.body;
-    if (!hasMore || data.length === 0 || rows.length >= totalCount) return { query: scope.query, pageSize, pages, rows, complete: true };
-  }
-  return { query: scope.query, pageSize, pages, rows, complete: false };
+export async function takeTail(sender: Sender, sample: Sample): Promise<Tail> {
+  if (sample.complete) return { exchange: sample.exchange, rows: sample.rows };
+  const pageSize = tailPageSize(sample.totalCount, Math.min(sample.pageSize, TEST_PAGE_SIZE_MAX));
+  const exchange = await sender.list('primary', { pageSize, page: Math.ceil(sample.totalCount / pageSize) });
+  return { exchange, rows: isPage(exchange.body) ? exchange.body.data : [] };
 }

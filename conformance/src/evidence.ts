@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Violation } from '@loadfeed/spec';
-import type { KeyLabel } from './options.js';
+import { ENV, type KeyLabel } from './options.js';
 
 /** Which credential a request carried: one of the run's keys, none, or a shape a check made up. */
 export type Credential = KeyLabel | 'none' | 'made-up';
@@ -125,8 +125,26 @@ export class ExchangeLog {
 
 const SHOWN_HEADERS = /^(content-type|x-ratelimit-.*|retry-after|www-authenticate|allow|x-request-id)$/;
 
-/** The exchange as a failure message shows it: request (key masked), response status, headers, body excerpt. */
-export function describeExchange(exchange: Exchange, bodyLength = 400): string {
+/** The environment variable that holds each of the run's keys: a replay names it, never the key. */
+const KEY_VARIABLE: Record<KeyLabel, string> = { primary: ENV.apiKey, second: ENV.secondKey, revoked: ENV.revokedKey };
+
+const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** A curl command that sends the request again, the key read from its environment variable. */
+export function replayCommand(exchange: Exchange, baseUrl: string): string {
+  const method = exchange.method === 'GET' ? '' : ` -X ${exchange.method}`;
+  const url = shellQuote(baseUrl + exchange.target);
+  if (exchange.credential === 'none') return `curl -sS -i${method} ${url}`;
+  if (exchange.credential === 'made-up') {
+    // A made-up credential is derived from the key (tampered, cut, re-encoded), so it is never written down.
+    return `curl -sS -i${method} -H "Authorization: <the made-up credential, masked above>" ${url}`;
+  }
+  const scheme = exchange.authorization?.split(/\s/)[0] ?? 'Bearer';
+  return `curl -sS -i${method} -H "Authorization: ${scheme} $${KEY_VARIABLE[exchange.credential]}" ${url}`;
+}
+
+/** The exchange as a failure message shows it: request (key masked), response status, headers, body excerpt, and its replay. */
+export function describeExchange(exchange: Exchange, bodyLength = 400, baseUrl?: string): string {
   const auth = exchange.authorization === null ? 'no Authorization header' : `Authorization: ${exchange.authorization}`;
   const headers = Object.entries(exchange.headers)
     .filter(([name]) => SHOWN_HEADERS.test(name))
@@ -136,5 +154,6 @@ export function describeExchange(exchange: Exchange, bodyLength = 400): string {
     `  request:  #${exchange.id} ${exchange.method} ${exchange.target} (${auth}; key: ${exchange.credential})`,
     `  response: ${exchange.status}${headers ? `; ${headers}` : ''}`,
     `  body:     ${exchange.bodyExcerpt.length > bodyLength ? `${exchange.bodyExcerpt.slice(0, bodyLength)}…` : exchange.bodyExcerpt}`,
+    ...(baseUrl === undefined ? [] : [`  replay:   ${replayCommand(exchange, baseUrl)}`]),
   ].join('\n');
 }

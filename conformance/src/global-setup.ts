@@ -2,13 +2,13 @@
 // starts the run's ledger, fetches the sample (the largest page) and reads X-RateLimit-Limit from it, then
 // plans the run and prints what it will cost.
 import { request } from '@playwright/test';
-import { describePlan, planRun, rateHeaders } from './budget.js';
+import { describePlan, planRun, rateHeaderNonsense, saneRateHeaders } from './budget.js';
 import { createSender, DeploymentUnreachable } from './client.js';
 import { takeSample } from './dataset.js';
 import { ExchangeLog } from './evidence.js';
 import { exchangeLogPath, readOptions } from './options.js';
 
-/** SPEC §8's default, assumed for the plan when the deployment sends no X-RateLimit-Limit. */
+/** SPEC §8's default, assumed for the plan when the deployment's rate headers are missing or make no sense. */
 const DEFAULT_LIMIT = 10;
 
 export default async function globalSetup(): Promise<void> {
@@ -30,7 +30,8 @@ export default async function globalSetup(): Promise<void> {
       log.setFatal(reason);
       throw new Error(reason);
     }
-    const headers = rateHeaders(exchange);
+    const headers = saneRateHeaders(exchange);
+    const nonsense = rateHeaderNonsense(exchange);
     const limit = headers?.limit ?? DEFAULT_LIMIT;
     const totalCount = 'rows' in sample ? sample.totalCount : 0;
     const plan = planRun({
@@ -43,7 +44,7 @@ export default async function globalSetup(): Promise<void> {
     });
     log.setPlan(plan);
     console.log(
-      `loadfeed-conformance: ${options.baseUrl} — the key sees ${totalCount} rows, limit ${headers ? `${limit}/min` : `unknown (assuming ${limit}/min)`}; ` +
+      `loadfeed-conformance: ${options.baseUrl} — the key sees ${totalCount} rows, limit ${headers ? `${limit}/min` : `unknown: the rate headers are ${nonsense} (planning with ${limit}/min)`}; ` +
         `plan: ${describePlan(plan)}`,
     );
   } finally {

@@ -3,9 +3,12 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import type { LoadPage } from '@loadfeed/spec';
 import { createSender, type Query, type RawRequest, type Sender, type SendOptions } from './client.js';
-import { isPage, takeSample, walkPages, type Sample, type Walk } from './dataset.js';
+import { isPage, takeSample, takeTail, type Sample, type Tail } from './dataset.js';
+import { chooseScope, walkScope, type Walk } from './walk.js';
 import { describeExchange, ExchangeLog, type Exchange } from './evidence.js';
+import { RULES } from './coverage.js';
 import { exchangeLogPath, readOptions, type KeyLabel, type KitOptions } from './options.js';
+import { MISSING_ANNOTATION, type Missing } from './completeness.js';
 import { levelOf } from './outcome.js';
 
 export type Level = 'required' | 'warning';
@@ -47,35 +50,61 @@ export class Kit {
     });
   }
 
-  /** The walk at a small page size over a scope of at least 3 rows; skips the check when there are fewer. */
+  /** The newest rows: the last page (the sample itself when it holds every row). */
+  async tail(): Promise<Tail> {
+    return takeTail(this.sender, await this.sample());
+  }
+
+  /** The walk at a small page size over a scope of a few rows; skips the check when no such scope is found. */
   async walk(): Promise<Walk> {
     const sample = await this.sample();
-    need(sample.totalCount >= 3, `a walk needs at least 3 visible rows; the key sees ${sample.totalCount}`);
-    const walk = await walkPages(this.sender, sample);
-    need(walk.complete, `the walk did not reach its last page within the budget (page size ${walk.pageSize}, ${walk.pages.length} pages)`);
+    const scope = await chooseScope(this.sender, sample, await this.tail());
+    if ('missing' in scope) need(false, scope.reason, scope.missing);
+    const walk = await walkScope(this.sender, scope);
+    need(walk.complete, `the walk over ${scope.how} did not reach its last page (page size ${walk.pageSize}, ${walk.pages.length} pages)`, 'budget');
     return walk;
   }
 }
 
-/** Skips the running check with the reason when the data or options it needs are missing; never a pass. */
-export function need(condition: boolean, reason: string): asserts condition {
-  if (!condition) test.info().skip(true, reason);
+/**
+ * Skips the running check with the reason when the data or options it needs are missing; never a pass.
+ * What was missing decides whether the run is left incomplete (src/completeness.ts).
+ */
+export function need(condition: boolean, reason: string, missing: Missing): asserts condition {
+  if (condition) return;
+  test.info().annotations.push({ type: MISSING_ANNOTATION, description: missing });
+  test.info().skip(true, reason);
+}
+
+/** The source a check names and the SPEC rule it verifies (src/coverage.ts), for a failure to point at. */
+function sourceLine(testInfo: TestInfo): string | undefined {
+  const source = testInfo.annotations.find((annotation) => annotation.type === 'source')?.description;
+  const rule = RULES.find((candidate) => candidate.checks?.test(testInfo.title));
+  return source && rule ? `${source}: ${rule.rule}` : source;
+}
+
+/**
+ * A failure as every report shows it: what broke, what was expected, what came, the source and its rule,
+ * then each exchange it rests on (key masked) with a curl command that replays it, the key read from the
+ * environment variable that holds it.
+ */
+function failureMessage(statement: string, evidence: Evidence, testInfo: TestInfo, bodyLength?: number): string {
+  const exchanges = (evidence.exchanges ?? []).filter((exchange): exchange is Exchange => exchange !== undefined);
+  const source = sourceLine(testInfo);
+  const { baseUrl } = readOptions();
+  return [
+    statement,
+    `  expected: ${evidence.expected}`,
+    `  actual:   ${evidence.actual}`,
+    ...(source ? [`  source:   ${source}`] : []),
+    ...exchanges.slice(0, 3).map((exchange) => describeExchange(exchange, bodyLength, baseUrl)),
+    ...(exchanges.length > 3 ? [`  (and ${exchanges.length - 3} more exchanges, attached to the report)`] : []),
+  ].join('\n');
 }
 
 /** Fails the running check with what was expected, what came, the exchanges it rests on and the source it checks. */
 export function fail(statement: string, evidence: Evidence): never {
-  const exchanges = (evidence.exchanges ?? []).filter((exchange): exchange is Exchange => exchange !== undefined);
-  const source = test.info().annotations.find((annotation) => annotation.type === 'source')?.description;
-  throw new Error(
-    [
-      statement,
-      `  expected: ${evidence.expected}`,
-      `  actual:   ${evidence.actual}`,
-      ...(source ? [`  source:   ${source}`] : []),
-      ...exchanges.slice(0, 3).map((exchange) => describeExchange(exchange)),
-      ...(exchanges.length > 3 ? [`  (and ${exchanges.length - 3} more exchanges, attached to the report)`] : []),
-    ].join('\n'),
-  );
+  throw new Error(failureMessage(statement, evidence, test.info()));
 }
 
 export function verify(condition: boolean, statement: string, evidence: Evidence): asserts condition {
@@ -92,14 +121,20 @@ export function pageOf(exchange: Exchange): LoadPage {
   return exchange.body;
 }
 
-function contractFailure(broken: readonly Exchange[]): string {
-  return [
-    `a response this check read breaks the contract (SPEC §2, §4, §7, §8; validated with @loadfeed/spec's checkResponse)`,
-    ...broken.slice(0, 3).flatMap((exchange) => [
-      describeExchange(exchange, 200),
-      ...exchange.violations.slice(0, 6).map((violation) => `    violation: ${violation.path}: ${violation.message}`),
-    ]),
-  ].join('\n');
+/** The first violation in the failure's own line, so that the console says what broke, not only that something did. */
+function contractFailure(broken: readonly Exchange[], testInfo: TestInfo): string {
+  const violations = broken.flatMap((exchange) => exchange.violations.map((violation) => `#${exchange.id} ${violation.path}: ${violation.message}`));
+  const [first] = broken;
+  return failureMessage(
+    `${first!.method} ${first!.target} got a response that breaks the contract: ${violations[0]}`,
+    {
+      expected: "responses as the contract describes them (SPEC §2, §4, §7, §8; @loadfeed/spec's checkResponse)",
+      actual: `${violations.length} violation${violations.length === 1 ? '' : 's'}: ${violations.slice(0, 6).join('; ')}${violations.length > 6 ? ' …' : ''}`,
+      exchanges: broken,
+    },
+    testInfo,
+    200,
+  );
 }
 
 export const test = base.extend<{ kit: Kit }, { kitOptions: KitOptions; exchangeLog: ExchangeLog }>({
@@ -129,33 +164,50 @@ export const test = base.extend<{ kit: Kit }, { kitOptions: KitOptions; exchange
     // Every response the run receives is validated: a check fails on a broken response it read.
     const broken = [...read.values()].filter((exchange) => exchange.violations.length > 0);
     if (broken.length === 0 || testInfo.status === 'skipped') return;
-    if (levelOf(testInfo.annotations) === 'warning') testInfo.annotations.push({ type: 'warning', description: contractFailure(broken) });
-    else throw new Error(contractFailure(broken));
+    if (levelOf(testInfo.annotations) === 'warning') testInfo.annotations.push({ type: 'warning', description: contractFailure(broken, testInfo) });
+    else throw new Error(contractFailure(broken, testInfo));
   },
 });
 
 type CheckBody = (fixtures: { kit: Kit }, testInfo: TestInfo) => Promise<void>;
 
+/**
+ * Playwright locates a test at the caller of `test()`, which would be this file for every check. While it
+ * declares the check, its stack capture starts one frame further out, so each check is located at the
+ * line of its spec file that declares it (in the HTML, JUnit and JSON reports alike).
+ */
+function atDeclaringLine(declare: () => void): void {
+  const capture = Error.captureStackTrace;
+  Error.captureStackTrace = (target: object) => capture(target, defineCheck);
+  try {
+    declare();
+  } finally {
+    Error.captureStackTrace = capture;
+  }
+}
+
 function defineCheck(level: Level, title: string, source: string, body: CheckBody): void {
-  test(
-    `${title} (${source})`,
-    {
-      tag: level === 'required' ? '@required' : '@warning',
-      annotation: [
-        { type: 'level', description: level },
-        { type: 'source', description: source },
-      ],
-    },
-    async ({ kit }, testInfo) => {
-      if (level === 'required') return body({ kit }, testInfo);
-      try {
-        await body({ kit }, testInfo);
-      } catch (error) {
-        if (testInfo.expectedStatus === 'skipped') throw error;
-        // A warning never fails the run: it is reported beside the passes.
-        testInfo.annotations.push({ type: 'warning', description: error instanceof Error ? error.message : String(error) });
-      }
-    },
+  atDeclaringLine(() =>
+    test(
+      `${title} (${source})`,
+      {
+        tag: level === 'required' ? '@required' : '@warning',
+        annotation: [
+          { type: 'level', description: level },
+          { type: 'source', description: source },
+        ],
+      },
+      async ({ kit }, testInfo) => {
+        if (level === 'required') return body({ kit }, testInfo);
+        try {
+          await body({ kit }, testInfo);
+        } catch (error) {
+          if (testInfo.expectedStatus === 'skipped') throw error;
+          // A warning never fails the run: it is reported beside the passes.
+          testInfo.annotations.push({ type: 'warning', description: error instanceof Error ? error.message : String(error) });
+        }
+      },
+    ),
   );
 }
 

@@ -1,11 +1,15 @@
 // The console a person reads at a glance: one line per check (pass, fail, skip with why, warning), then a
-// summary with the requests the run spent. It also writes the spending into the JSON report's metadata and
-// into budget.json beside it.
-import { writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+// summary: the result (passed, failed, or incomplete with what each unrun check lacked), the requirement
+// coverage table and the requests the run spent. It writes the same summary into the JSON report's
+// metadata, into budget.json beside it, and into the JUnit report's suite name, so that all agree.
+import { readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { spending } from './budget.js';
+import { EXIT_CODE, isMissing, MISSING, MISSING_ANNOTATION, RESULT_LINE, runResult, unverified, type CheckEnd } from './completeness.js';
+import { coverage, coverageTable } from './coverage.js';
 import { ExchangeLog } from './evidence.js';
+import { renderSummary, type SummaryCheck } from './html-summary.js';
 import { exchangeLogPath, readOptions } from './options.js';
 import { levelOf, outcomeOf, reasonOf, type Outcome } from './outcome.js';
 
@@ -19,6 +23,25 @@ function groupOf(test: TestCase): string {
   return '';
 }
 
+/** The lines of a failure a console shows: what broke, expected, actual, source, and the first replay command. */
+function failureLines(message: string): string {
+  const lines = message.replace(/^Error: /, '').split('\n');
+  const pick = (label: string) => lines.find((line) => line.trimStart().startsWith(`${label}:`))?.trim();
+  return [lines[0], pick('expected'), pick('actual'), pick('source'), pick('replay')].filter((line) => line !== undefined).join('\n        ');
+}
+
+/** Removes the empty folders under `folder` (Playwright makes one per check for output none of them writes), and it if empty. */
+function removeEmptyFolders(folder: string): void {
+  let entries;
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) if (entry.isDirectory()) removeEmptyFolders(join(folder, entry.name));
+  if (readdirSync(folder).length === 0) rmdirSync(folder);
+}
+
 export interface ConsoleReporterOptions {
   /** One line per check; off when Playwright's list reporter already prints them. */
   lines?: boolean;
@@ -26,7 +49,8 @@ export interface ConsoleReporterOptions {
 
 export default class ConsoleReporter implements Reporter {
   private config: FullConfig | undefined;
-  private readonly ended: { outcome: Outcome; level: 'required' | 'warning' }[] = [];
+  private readonly ended: CheckEnd[] = [];
+  private readonly summaries: SummaryCheck[] = [];
   private readonly lines: boolean;
 
   constructor(options: ConsoleReporterOptions = {}) {
@@ -45,29 +69,55 @@ export default class ConsoleReporter implements Reporter {
     const annotations = [...test.annotations, ...result.annotations];
     const outcome = outcomeOf(result.status, annotations);
     const level = levelOf(annotations);
-    this.ended.push({ outcome, level });
-    if (!this.lines) return;
+    const missing = annotations.find((annotation) => annotation.type === MISSING_ANNOTATION)?.description;
+    const reason = outcome === 'skip' ? reasonOf(annotations, 'skip') : undefined;
+    this.ended.push({ title: `${groupOf(test)} › ${test.title}`, outcome, level, ...(isMissing(missing) ? { missing } : {}), ...(reason ? { reason } : {}) });
     const group = groupOf(test);
     const why =
       outcome === 'skip'
-        ? reasonOf(annotations, 'skip')
+        ? `${reasonOf(annotations, 'skip')}${isMissing(missing) ? `\nneeds: ${MISSING[missing].remedy}` : ''}`
         : outcome === 'warning'
           ? reasonOf(annotations, 'warning')
           : outcome === 'fail'
-            ? result.error?.message?.split('\n')[0]?.replace(/^Error: /, '')
+            ? failureLines(result.error?.message ?? '')
             : undefined;
-    console.log(`${LABEL[outcome]}  ${group} › ${test.title}${why ? `\n        ${why}` : ''}`);
+    const root = this.config?.configFile ? dirname(this.config.configFile) : process.cwd();
+    this.summaries.push({
+      title: `${group} › ${test.title}`,
+      level,
+      outcome,
+      source: annotations.find((annotation) => annotation.type === 'source')?.description ?? '',
+      location: `${relative(root, test.location.file)}:${test.location.line}`,
+      ...(why ? { detail: why.replaceAll('\n        ', '\n') } : {}),
+    });
+    if (!this.lines) return;
+    console.log(`${LABEL[outcome]}  ${group} › ${test.title}${why ? `\n        ${why.replaceAll('\nneeds: ', '\n        needs: ')}` : ''}`);
   }
 
-  onEnd(result: FullResult): void {
+  onEnd(_result: FullResult): void {
     const count = (outcome: Outcome, level?: 'required' | 'warning') =>
       this.ended.filter((ended) => ended.outcome === outcome && (level === undefined || ended.level === level)).length;
+    const result = runResult(this.ended);
+    const rows = coverage(this.ended);
+    const notRun = unverified(this.ended).map((check) => ({
+      check: check.title,
+      reason: check.reason ?? '',
+      needs: MISSING[check.missing ?? 'rows'].remedy,
+    }));
     let requests = '';
     try {
       const options = readOptions();
       const log = ExchangeLog.open(exchangeLogPath(options.reportDir));
       const spent = spending(log.exchanges);
-      const summary = { ...spent, plan: log.plan, ...(log.fatal ? { fatal: log.fatal } : {}) };
+      const summary = {
+        result,
+        exitCode: EXIT_CODE[result],
+        notRun,
+        coverage: rows,
+        ...spent,
+        plan: log.plan,
+        ...(log.fatal ? { fatal: log.fatal } : {}),
+      };
       // The JSON reporter, listed after this one, serializes the same config object when the run ends.
       if (this.config) this.config.metadata = { ...this.config.metadata, loadfeed: summary };
       writeFileSync(join(options.reportDir, 'budget.json'), `${JSON.stringify(summary, null, 2)}\n`);
@@ -75,17 +125,26 @@ export default class ConsoleReporter implements Reporter {
         .map(([credential, n]) => `${credential} ${n}`)
         .join(', ');
       requests = `requests: ${spent.requests} (${byCredential}); unexpected 429s: ${spent.unexpected429}`;
+      writeFileSync(join(options.reportDir, 'summary.html'), renderSummary({ result, checks: this.summaries, coverage: rows, requests }));
+      if (this.config) for (const project of this.config.projects) removeEmptyFolders(project.outputDir);
     } catch (error) {
       requests = `requests: unknown (${(error as Error).message})`;
     }
+    // Playwright's JUnit reporter, listed after this one, names its root suite from this variable when it writes.
+    process.env.PLAYWRIGHT_JUNIT_SUITE_NAME = `loadfeed-conformance: ${result} (exit ${EXIT_CODE[result]}): ${RESULT_LINE[result]}`;
     console.log(
       [
         '',
         `loadfeed-conformance: ${this.ended.length} checks — ${count('pass')} passed, ${count('fail')} failed, ` +
           `${count('skip')} skipped, ${count('warning')} warnings`,
         `  required: ${count('pass', 'required')} passed, ${count('fail', 'required')} failed, ${count('skip', 'required')} skipped`,
+        ...(notRun.length > 0
+          ? [`  required checks that could not run (${notRun.length}):`, ...notRun.map((check) => `    ${check.check}\n      why: ${check.reason}\n      needs: ${check.needs}`)]
+          : []),
+        '  requirement coverage (SPEC.md rules; required checks only):',
+        ...coverageTable(rows).map((line) => `  ${line}`),
         `  ${requests}`,
-        `  result: ${result.status === 'passed' ? 'every required check passed' : result.status}`,
+        `  result: ${RESULT_LINE[result]} (exit ${EXIT_CODE[result]})`,
       ].join('\n'),
     );
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describePlan, planRun, spending, waitBeforeSending } from '../src/budget.js';
+import { describePlan, planRun, rateHeaderNonsense, spending, waitBeforeSending } from '../src/budget.js';
 import type { Exchange } from '../src/evidence.js';
 
 const NOW = Date.parse('2026-11-22T04:00:00.000Z');
@@ -53,7 +53,23 @@ describe('waitBeforeSending', () => {
   });
 
   it('never waits longer than a window and a second', () => {
-    expect(waitBeforeSending([exchange({ rate: [10, 0, NOW / 1000 + 3600] })], 'primary', NOW)).toBe(61_000);
+    expect(waitBeforeSending([exchange({ rate: [10, 0, NOW / 1000 + 61] })], 'primary', NOW)).toBeLessThanOrEqual(61_000);
+  });
+});
+
+describe('rate headers that make no sense', () => {
+  it('are named for what is wrong: a limit of 0, a negative or missing header, more remaining than the limit, a Reset an hour away', () => {
+    expect(rateHeaderNonsense(exchange({ rate: [0, 0, NOW / 1000 + 30] }))).toMatch(/x-ratelimit-limit: 0 is a limit that admits no request/);
+    expect(rateHeaderNonsense(exchange({ headers: { 'x-ratelimit-limit': '-5', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '1' } }))).toMatch(/x-ratelimit-limit: -5/);
+    expect(rateHeaderNonsense(exchange({}))).toMatch(/x-ratelimit-limit: \(missing\)/);
+    expect(rateHeaderNonsense(exchange({ rate: [10, 11, NOW / 1000 + 30] }))).toMatch(/more than x-ratelimit-limit: 10/);
+    expect(rateHeaderNonsense(exchange({ rate: [10, 0, NOW / 1000 + 3600] }))).toMatch(/not within the next 60 s/);
+    expect(rateHeaderNonsense(exchange({ rate: [10, 0, NOW / 1000 + 30] }))).toBeUndefined();
+  });
+
+  it('never make the pacing wait, and the plan refuses a limit below one', () => {
+    expect(waitBeforeSending([exchange({ rate: [0, 0, NOW / 1000 + 30] })], 'primary', NOW)).toBe(0);
+    expect(() => planRun({ limit: 0, remaining: 0, totalCount: 40, exhaust: true, secondKey: true, revokedKey: true })).toThrow(RangeError);
   });
 });
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKeys, startDeployment, type Keys } from './support/deployment.js';
+import { startFaultProxy } from './support/fault-proxy.js';
 import { runCli, runKit } from './support/run-kit.js';
 
 const database = useTestDatabase();
@@ -68,6 +69,74 @@ describe('exit code 2: bad usage or a deployment the kit cannot use, with a one-
     await rm(reportDir, { recursive: true, force: true });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/the API key was refused/);
+  });
+});
+
+describe('exit code 3: nothing failed, but required checks could not run', () => {
+  it('names each check that could not run, why, and what would let it run; JSON and JUnit say the same', async () => {
+    let junit = '';
+    let summary: { result?: string; exitCode?: number; notRun?: { check: string; needs: string }[] } = {};
+    const run = await runKit({
+      baseUrl: server.baseUrl,
+      keys: { primary: keys.primary },
+      grep: 'isolation/',
+      inspectReport: async (reportDir) => {
+        junit = await readFile(join(reportDir, 'junit.xml'), 'utf8');
+        summary = JSON.parse(await readFile(join(reportDir, 'budget.json'), 'utf8')) as typeof summary;
+      },
+    });
+    expect(run.exitCode, run.stdout).toBe(3);
+    expect(run.stdout).toMatch(/result: incomplete: no required check failed, but some could not run, so the run has not passed \(exit 3\)/);
+    expect(run.stdout).toMatch(/why: no second customer key given \(--second-key\)\n\s+needs: a key of another customer/);
+    expect(run.stdout).not.toMatch(/every required check ran and passed/);
+    expect(summary).toMatchObject({ result: 'incomplete', exitCode: 3 });
+    expect(summary.notRun).toHaveLength(run.checks.length);
+    expect(junit).toMatch(/<testsuites [^>]*name="loadfeed-conformance: incomplete \(exit 3\)/);
+  });
+
+  it('is not the outcome of a check the caller left out: --no-exhaust alone still exits 0', async () => {
+    const run = await runKit({ baseUrl: server.baseUrl, keys, grep: 'rate-limit/' });
+    expect(run.checks.filter((check) => check.outcome === 'skip').map((check) => check.title)).toEqual([
+      expect.stringMatching(/going past the limit/),
+      expect.stringMatching(/after waiting Retry-After/),
+    ]);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.stdout).toMatch(/§7 {2}past the rate limit.*not verified/);
+  });
+});
+
+describe('the reports', () => {
+  it('locate each check at its own spec file, group summary.html by SPEC section, count warnings as warnings, and leave no empty folder', async () => {
+    const locations: string[] = [];
+    const empty: string[] = [];
+    let html = '';
+    // The typo'd parameter is a warning against a deployment that ignores unknown parameters.
+    const proxy = await startFaultProxy(server.baseUrl, { request: (url) => url.searchParams.delete('updatedsince') });
+    try {
+      const run = await runKit({
+        baseUrl: proxy.baseUrl,
+        keys,
+        grep: 'errors/|pagination/',
+        inspectReport: async (reportDir) => {
+          const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { suites: { specs: { file: string; line: number }[]; suites?: unknown[] }[] };
+          for (const suite of report.suites) for (const spec of suite.specs) locations.push(`${spec.file}:${spec.line}`);
+          html = await readFile(join(reportDir, 'summary.html'), 'utf8');
+          for (const entry of await readdir(reportDir, { recursive: true, withFileTypes: true })) {
+            if (entry.isDirectory() && (await readdir(join(entry.parentPath, entry.name))).length === 0) empty.push(entry.name);
+          }
+        },
+      });
+      expect(run.checks.filter((check) => check.outcome === 'warning').map((check) => check.title)).toEqual([expect.stringMatching(/unknown parameter/)]);
+      expect(locations.length).toBe(run.checks.length);
+      for (const location of locations) expect(location).toMatch(/(^|\/)(tests\/)?(errors|pagination)\/[a-z-]+\.spec\.[jt]s:\d+$/);
+      expect(new Set(locations).size).toBeGreaterThan(5);
+      expect(html).toMatch(/<h2>SPEC §4 <small>\([^)]*\)<\/small><\/h2>/);
+      expect(html).toMatch(/<h2>SPEC §7 <small>\(\d+ passed, 1 warning\)<\/small><\/h2>/);
+      expect(html).toMatch(/<h2>Requirement coverage<\/h2>/);
+      expect(empty).toEqual([]);
+    } finally {
+      await proxy.stop();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeExchange, maskAuthorization, type Exchange } from '../src/evidence.js';
+import { describeExchange, maskAuthorization, replayCommand, type Exchange } from '../src/evidence.js';
 
 const secret = fc.stringMatching(/^[A-Za-z0-9]{32,48}$/);
 
@@ -52,5 +52,31 @@ describe('describeExchange', () => {
     expect(text).toContain('{"data":[]}');
     expect(text).not.toContain('abcdefgh');
     expect(text).not.toContain('set-cookie');
+  });
+});
+
+describe('replayCommand', () => {
+  const base: Exchange = {
+    id: 3,
+    credential: 'primary',
+    authorization: maskAuthorization('Bearer lf_live_abcdefghijklmnopqrstuvwxyz0123456789'),
+    method: 'GET',
+    target: "/api/v1/loads?poNumber=O'Brien&page=2",
+    listLoads: true,
+    sentAt: 0,
+    receivedAt: 1,
+    status: 200,
+    headers: {},
+    body: null,
+    bodyExcerpt: '',
+    violations: [],
+  };
+
+  it('reads the key from the variable that holds it, never writing it, and quotes the URL for the shell', () => {
+    const command = replayCommand(base, 'https://api.example.com');
+    expect(command).toBe(`curl -sS -i -H "Authorization: Bearer $LOADFEED_API_KEY" 'https://api.example.com/api/v1/loads?poNumber=O'\\''Brien&page=2'`);
+    expect(replayCommand({ ...base, credential: 'second' }, 'http://h')).toContain('$LOADFEED_SECOND_KEY');
+    expect(replayCommand({ ...base, credential: 'none', authorization: null, method: 'POST' }, 'http://h')).toBe(`curl -sS -i -X POST 'http://h/api/v1/loads?poNumber=O'\\''Brien&page=2'`);
+    expect(replayCommand({ ...base, credential: 'made-up' }, 'http://h')).not.toContain('abcdefgh');
   });
 });

@@ -13,8 +13,8 @@ export interface Answer {
 export interface Fault {
   /** Changes the request's URL (its query) before it is forwarded; returns an Authorization to send instead. */
   request?(url: URL, authorization: string | undefined): string | undefined | void;
-  /** Changes the answer before it is sent back. */
-  response?(answer: Answer, url: URL, authorization: string | undefined): Answer;
+  /** Changes the answer before it is sent back; `requested` is the URL as the client sent it. */
+  response?(answer: Answer, url: URL, authorization: string | undefined, requested: URL): Answer;
 }
 
 export interface FaultProxy {
@@ -27,6 +27,7 @@ const HOP_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection'
 
 async function relay(upstream: string, fault: Fault, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
   const url = new URL(incoming.url ?? '/', upstream);
+  const requested = new URL(url);
   const authorization = incoming.headers.authorization;
   const forwarded = fault.request?.(url, authorization) ?? authorization;
   const response = await fetch(url, {
@@ -44,7 +45,7 @@ async function relay(upstream: string, fault: Fault, incoming: IncomingMessage, 
   response.headers.forEach((value, name) => {
     if (!HOP_HEADERS.has(name)) headers[name] = value;
   });
-  const answer = fault.response ? fault.response({ status: response.status, headers, body }, url, authorization) : { status: response.status, headers, body };
+  const answer = fault.response ? fault.response({ status: response.status, headers, body }, url, authorization, requested) : { status: response.status, headers, body };
   const payload = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
   outgoing.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(payload) });
   outgoing.end(payload);

@@ -42,6 +42,17 @@ function withoutHeader(answer: Answer, name: string): Answer {
   return { ...answer, headers };
 }
 
+/** Each run of rows sharing one updatedAt, reversed in place. */
+function reverseTies(rows: readonly Load[]): Load[] {
+  const runs: Load[][] = [];
+  for (const row of rows) {
+    const run = runs.at(-1);
+    if (run && run[0]!.updatedAt === row.updatedAt) run.push(row);
+    else runs.push([row]);
+  }
+  return runs.flatMap((run) => run.reverse());
+}
+
 /** What a fault may need of the deployment: the keys of the run and a row of the other customer. */
 export interface FaultContext {
   primaryKey: string;
@@ -81,6 +92,12 @@ export const FAULTS: readonly FaultCase[] = [
     fault: onStatus(200, (answer) => withoutHeader(answer, 'x-ratelimit-reset')),
   },
   {
+    name: 'X-RateLimit-Limit: 0 on responses that admitted the request',
+    caughtBy: /X-RateLimit-Limit is at least 1/,
+    grep: 'rate-limit/',
+    fault: { response: (answer) => ('x-ratelimit-limit' in answer.headers ? { ...answer, headers: { ...answer.headers, 'x-ratelimit-limit': '0' } } : answer) },
+  },
+  {
     name: 'X-RateLimit-Remaining that does not fall',
     caughtBy: /Remaining falls by one/,
     grep: 'rate-limit/',
@@ -99,6 +116,27 @@ export const FAULTS: readonly FaultCase[] = [
     fault: { request: (url) => url.searchParams.delete('poNumber') },
   },
   {
+    // As a deployment that filters with LIKE 'value%': exact on every real value, as long as none is a
+    // prefix of another. The proxy asks for every row and keeps those that start with the value.
+    name: 'poNumber matched as a prefix',
+    caughtBy: /^poNumber given a strict prefix/,
+    grep: 'filters/',
+    fault: {
+      request: (url) => {
+        if (!url.searchParams.has('poNumber')) return;
+        url.searchParams.delete('poNumber');
+        url.searchParams.set('pageSize', '100');
+        url.searchParams.set('page', '1');
+      },
+      response: (answer, _url, _authorization, requested) => {
+        const prefix = requested.searchParams.get('poNumber');
+        if (prefix === null || answer.status !== 200 || !isPage(answer.body)) return answer;
+        const data = answer.body.data.filter((row) => row.poNumber?.startsWith(prefix));
+        return { ...answer, body: { ...answer.body, data, totalCount: data.length, hasMore: false } };
+      },
+    },
+  },
+  {
     name: 'status values AND-ed',
     caughtBy: /OR-combined/,
     grep: 'filters/',
@@ -109,6 +147,18 @@ export const FAULTS: readonly FaultCase[] = [
     caughtBy: /a delta returns only rows updated at or after updatedSince/,
     grep: 'delta/',
     fault: { request: (url) => url.searchParams.delete('updatedSince') },
+  },
+  {
+    // As a deployment that compares updatedAt > updatedSince: the rows stamped at the instant drop out.
+    name: 'updatedSince exclusive',
+    caughtBy: /updatedSince is inclusive/,
+    grep: 'delta/',
+    fault: {
+      request: (url) => {
+        const since = url.searchParams.get('updatedSince');
+        if (since !== null && since.includes('T')) url.searchParams.set('updatedSince', new Date(Date.parse(since) + 1).toISOString());
+      },
+    },
   },
   {
     name: 'hasMore true on the last page',
@@ -127,6 +177,14 @@ export const FAULTS: readonly FaultCase[] = [
     caughtBy: /ascending updatedAt order/,
     grep: 'pagination/',
     fault: onPages((page) => ({ ...page, data: [...page.data].reverse() })),
+  },
+  {
+    // As a deployment that orders by updatedAt alone: the database breaks ties however the page's LIMIT
+    // makes it, so a tied group comes in another order when a page boundary cuts it.
+    name: 'tied rows ordered differently at each page size',
+    caughtBy: /the same order at every page size/,
+    grep: 'pagination/',
+    fault: onPages((page) => ({ ...page, data: reverseTies(page.data) })),
   },
   {
     name: 'the requested pageSize echoed unclamped',

@@ -1,6 +1,6 @@
 // Realistic loads for two customers: several statuses, shared and missing POs and billing references,
-// pickups spread across the 12-month window (a few in the future, one aged out), imported in batches so
-// that the feed has several distinct updatedAt values and ties within each.
+// pickups spread across the 12-month window (a few in the future, one aged out). Their updatedAt history
+// is written by test/support/stamps.ts, since the server stamps each row with its own write time.
 import { LOAD_STATUSES } from '@loadfeed/spec';
 import type { LoadInput, TestServer } from '@loadfeed/server/testing';
 
@@ -55,7 +55,7 @@ export function agedOutLoad(prefix: string): LoadInput {
   return { loadNumber: `${prefix}000001`, status: 'Completed', poNumber: `${prefix}-PO-OLD`, scheduledPickupDate: atDay(-425, 0), scheduledDeliveryDate: atDay(-423, 0) };
 }
 
-/** Imports in batches of `batch` rows, each batch one transaction and so one updatedAt. */
+/** Imports in batches of `batch` rows (at most 1000), each batch one import. */
 export async function importInBatches(server: TestServer, customer: string, loads: readonly LoadInput[], batch: number): Promise<void> {
   for (let start = 0; start < loads.length; start += batch) {
     await server.importLoads(customer, loads.slice(start, start + batch));

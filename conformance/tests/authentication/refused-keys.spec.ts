@@ -67,7 +67,7 @@ required('an unknown key of the valid shape (same prefix, random secret) gets 40
 
 required('a revoked key gets 401', '§5, §7', async ({ kit }) => {
   const exchange = await revoked(kit);
-  need(exchange !== undefined, 'no revoked key given (--revoked-key)');
+  need(exchange !== undefined, 'no revoked key given (--revoked-key)', 'revoked-key');
   verify401(exchange, 'a revoked key');
 });
 

@@ -58,7 +58,7 @@ required('error bodies carry error, details on 400 only, and no other property',
 
 required('400 responses carry X-RateLimit-Limit, -Remaining and -Reset', '§4, §8', async ({ kit }) => {
   const bad = (await errors(kit)).filter((exchange) => exchange.status === 400);
-  need(bad.length > 0, 'no 400 came back');
+  need(bad.length > 0, 'no 400 came back', 'deployment');
   const bare = bad.filter((exchange) => RATE_LIMIT_HEADERS.some((name) => integerHeader(exchange, name) === undefined));
   verify(bare.length === 0, 'a 400 lacks the rate-limit headers', { expected: RATE_LIMIT_HEADERS.join(', '), actual: `${bare.length} of ${bad.length} without them`, exchanges: bare });
 });

@@ -24,12 +24,22 @@ function verifyInside(exchange: Exchange, field: DateField, from: number, to: nu
   });
 }
 
-/** Asks for the middle half of the dates seen: every row must lie inside, and none seen inside be left out. */
-async function verifyMiddleRange(kit: Kit, field: DateField, [fromParameter, toParameter]: readonly [string, string]): Promise<void> {
+/** The middle half of the distinct dates seen, at least two of them: its bounds and the dates inside. */
+async function middleRange(kit: Kit, field: DateField): Promise<{ from: number; to: number; inside: number[] }> {
   const dates = await datesOf(kit, field);
-  need(dates.length >= 2, `the key sees fewer than 2 distinct values of ${field}`);
-  const [from, to] = [dates[Math.floor(dates.length / 4)]!, dates[Math.floor((dates.length * 3) / 4)]!];
-  const exchange = await kit.list('primary', { [fromParameter]: isoAt(from), [toParameter]: isoAt(to), pageSize: 100 });
+  need(dates.length >= 2, `the key sees fewer than 2 distinct values of ${field}`, 'rows');
+  const [first, last] = [Math.floor(dates.length / 4), Math.floor((dates.length * 3) / 4)];
+  return { from: dates[first]!, to: dates[last]!, inside: dates.slice(first, last + 1) };
+}
+
+function rangeQuery([fromParameter, toParameter]: readonly [string, string], from: number, to: number) {
+  return { [fromParameter]: isoAt(from), [toParameter]: isoAt(to), pageSize: 100 };
+}
+
+/** Asks for the middle half of the dates seen: every row must lie inside, and none seen inside be left out. */
+async function verifyMiddleRange(kit: Kit, field: DateField, parameters: readonly [string, string]): Promise<void> {
+  const { from, to } = await middleRange(kit, field);
+  const exchange = await kit.list('primary', rangeQuery(parameters, from, to));
   verifyInside(exchange, field, from, to);
   const sample = await kit.sample();
   const seenInside = sample.rows.filter((row) => {
@@ -44,8 +54,10 @@ async function verifyMiddleRange(kit: Kit, field: DateField, [fromParameter, toP
   });
 }
 
+const PICKUP = ['pickupFrom', 'pickupTo'] as const;
+
 required('pickupFrom and pickupTo return only rows whose scheduledPickupDate lies inside the range, and all of them', '§4', ({ kit }) =>
-  verifyMiddleRange(kit, 'scheduledPickupDate', ['pickupFrom', 'pickupTo']),
+  verifyMiddleRange(kit, 'scheduledPickupDate', PICKUP),
 );
 
 required('deliveryFrom and deliveryTo return only rows whose scheduledDeliveryDate lies inside the range, and all of them', '§4', ({ kit }) =>
@@ -53,12 +65,12 @@ required('deliveryFrom and deliveryTo return only rows whose scheduledDeliveryDa
 );
 
 required('a pickup range split in two adds up to the whole range', '§4', async ({ kit }) => {
-  const dates = await datesOf(kit, 'scheduledPickupDate');
-  need(dates.length >= 2, 'the key sees fewer than 2 distinct pickup dates');
-  const [from, middle, to] = [dates[0]!, dates[Math.floor(dates.length / 2)]!, dates.at(-1)!];
-  const whole = await kit.list('primary', { pickupFrom: isoAt(from), pickupTo: isoAt(to), pageSize: 100 });
-  const early = await kit.list('primary', { pickupFrom: isoAt(from), pickupTo: isoAt(middle - 1), pageSize: 100 });
-  const late = await kit.list('primary', { pickupFrom: isoAt(middle), pickupTo: isoAt(to), pageSize: 100 });
+  // The whole is the middle range the check above asked for, so one response serves both.
+  const { from, to, inside } = await middleRange(kit, 'scheduledPickupDate');
+  const middle = inside[Math.ceil((inside.length - 1) / 2)]!;
+  const whole = await kit.list('primary', rangeQuery(PICKUP, from, to));
+  const early = await kit.list('primary', rangeQuery(PICKUP, from, middle - 1));
+  const late = await kit.list('primary', rangeQuery(PICKUP, middle, to));
   const [all, first, second] = [whole, early, late].map((exchange) => pageOf(exchange).totalCount);
   verify(first! + second! === all && first! > 0 && second! > 0, 'the two halves of a pickup range do not add up to it', {
     expected: `${all} = rows before ${isoAt(middle)} + rows from it on, each at least 1`,
@@ -72,7 +84,7 @@ required('a pickup range split in two adds up to the whole range', '§4', async 
 required('filters combine with AND: every row satisfies status and the pickup range together', '§4', async ({ kit }) => {
   const sample = await kit.sample();
   const pivot = sample.rows.find((row) => time(row.scheduledPickupDate) !== undefined);
-  need(pivot !== undefined, 'the key sees no row with a pickup date');
+  need(pivot !== undefined, 'the key sees no row with a pickup date', 'rows');
   const from = time(pivot.scheduledPickupDate)!;
   const exchange = await kit.list('primary', { status: [pivot.status], pickupFrom: isoAt(from), pageSize: 100 });
   const page = pageOf(exchange);

@@ -1,3 +1,4 @@
+import { TEST_PAGE_SIZE_MAX } from '../../src/dataset.js';
 import { need, pageOf, required, verify } from '../../src/kit.js';
 import { byFrequency, list } from '../../src/rows.js';
 
@@ -5,8 +6,8 @@ for (const field of ['poNumber', 'billingRefNumber'] as const) {
   required(`${field} matches exactly: every row has that ${field}, the rows seen with it included`, '§4', async ({ kit }) => {
     const sample = await kit.sample();
     const [value] = byFrequency(sample.rows, (row) => row[field]);
-    need(value !== undefined, `the key sees no row with a ${field}`);
-    const exchange = await kit.list('primary', { [field]: value, pageSize: 100 });
+    need(value !== undefined, `the key sees no row with a ${field}`, 'rows');
+    const exchange = await kit.list('primary', { [field]: value, pageSize: TEST_PAGE_SIZE_MAX });
     const page = pageOf(exchange);
     const others = page.data.filter((row) => row[field] !== value);
     const expected = sample.rows.filter((row) => row[field] === value).map((row) => row.loadNumber);
@@ -21,6 +22,25 @@ for (const field of ['poNumber', 'billingRefNumber'] as const) {
       expected: list(expected),
       actual: `missing ${list(missing)}`,
       exchanges: [exchange, sample.exchange],
+    });
+  });
+}
+
+// A prefix, substring or case-folding match passes the check above whenever no value is a prefix of another;
+// a strict prefix of a real value tells it from an exact match.
+for (const field of ['poNumber', 'billingRefNumber'] as const) {
+  required(`${field} given a strict prefix of a real value returns only rows whose ${field} equals that prefix`, '§4', async ({ kit }) => {
+    const sample = await kit.sample();
+    const value = byFrequency(sample.rows, (row) => row[field]).find((candidate) => candidate.length >= 2);
+    need(value !== undefined, `the key sees no row with a ${field} of two characters or more`, 'rows');
+    const prefix = value.slice(0, -1);
+    const exchange = await kit.list('primary', { [field]: prefix, pageSize: TEST_PAGE_SIZE_MAX });
+    const page = pageOf(exchange);
+    const others = page.data.filter((row) => row[field] !== prefix);
+    verify(others.length === 0, `${field}=${prefix} matches more than the value ${JSON.stringify(prefix)}`, {
+      expected: `only rows whose ${field} is exactly ${JSON.stringify(prefix)} (a strict prefix of ${JSON.stringify(value)})`,
+      actual: `totalCount ${page.totalCount}; ${list(others.map((row) => `${row.loadNumber}: ${JSON.stringify(row[field])}`))}`,
+      exchanges: [exchange],
     });
   });
 }

@@ -6,7 +6,7 @@ import { byFrequency, list } from '../../src/rows.js';
 async function twoStatuses(kit: Kit): Promise<[LoadStatus, LoadStatus]> {
   const sample = await kit.sample();
   const seen = byFrequency(sample.rows, (row) => row.status);
-  need(seen.length > 0, 'the key sees no rows, so no status to filter on');
+  need(seen.length > 0, 'the key sees no rows, so no status to filter on', 'rows');
   return [seen[0]!, seen[1] ?? LOAD_STATUSES.find((status) => status !== seen[0])!];
 }
 

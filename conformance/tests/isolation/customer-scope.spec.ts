@@ -2,10 +2,10 @@ import { need, pageOf, required, verify, type Kit } from '../../src/kit.js';
 import { byFrequency, list, loadNumbers } from '../../src/rows.js';
 
 async function bothSamples(kit: Kit) {
-  need(kit.options.keys.second !== undefined, 'no second customer key given (--second-key)');
+  need(kit.options.keys.second !== undefined, 'no second customer key given (--second-key)', 'second-key');
   const own = await kit.sample('primary');
   const other = await kit.sample('second');
-  need(own.rows.length > 0 && other.rows.length > 0, `the keys see ${own.rows.length} and ${other.rows.length} rows; each must see one`);
+  need(own.rows.length > 0 && other.rows.length > 0, `the keys see ${own.rows.length} and ${other.rows.length} rows; each must see one`, 'rows');
   return { own, other };
 }
 
@@ -26,7 +26,7 @@ for (const field of ['poNumber', 'billingRefNumber'] as const) {
     const theirValues = new Set(other.rows.map((row) => row[field]));
     // A value the other customer also uses is no test of isolation: pick one only the first customer has.
     const value = byFrequency(own.rows, (row) => row[field]).find((candidate) => !theirValues.has(candidate));
-    need(value !== undefined, `no ${field} that only the first customer uses`);
+    need(value !== undefined, `no ${field} that only the first customer uses`, 'rows');
     const exchange = await kit.list('second', { [field]: value, pageSize: 100 });
     const page = pageOf(exchange);
     const ours = new Set(loadNumbers(own.rows));

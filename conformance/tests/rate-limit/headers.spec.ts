@@ -1,5 +1,5 @@
 import { RATE_LIMIT_HEADERS } from '@loadfeed/spec';
-import { integerHeader, rateHeaders, serverTime } from '../../src/budget.js';
+import { integerHeader, rateHeaders, saneRateHeaders, serverTime } from '../../src/budget.js';
 import type { Exchange } from '../../src/evidence.js';
 import { need, required, verify, type Kit } from '../../src/kit.js';
 import { list } from '../../src/rows.js';
@@ -19,6 +19,22 @@ required('X-RateLimit-Limit, -Remaining and -Reset are integers on every 200 and
     expected: `${RATE_LIMIT_HEADERS.join(', ')} as integers on all ${exchanges.length} responses`,
     actual: list(bad.map(({ exchange, name }) => `#${exchange.id} ${name}: ${exchange.headers[name] ?? '(missing)'}`)),
     exchanges: [...new Set(bad.map(({ exchange }) => exchange))],
+  });
+});
+
+required('X-RateLimit-Limit is at least 1 and X-RateLimit-Remaining lies between 0 and it on every 200 and 400', '§8', async ({ kit }) => {
+  // A limit of 0 on a response that admitted the request, or more remaining than the cap, describes no window.
+  const nonsense = (await counted(kit)).flatMap((exchange) => {
+    const headers = rateHeaders(exchange);
+    if (!headers) return [];
+    if (headers.limit < 1) return [{ exchange, what: `x-ratelimit-limit: ${headers.limit} (a cap of no requests, on a ${exchange.status} it admitted)` }];
+    if (headers.remaining > headers.limit) return [{ exchange, what: `x-ratelimit-remaining: ${headers.remaining} above x-ratelimit-limit: ${headers.limit}` }];
+    return [];
+  });
+  verify(nonsense.length === 0, 'the rate headers describe no possible window', {
+    expected: 'X-RateLimit-Limit >= 1 and 0 <= X-RateLimit-Remaining <= X-RateLimit-Limit',
+    actual: list(nonsense.map(({ exchange, what }) => `#${exchange.id} ${what}`)),
+    exchanges: nonsense.map(({ exchange }) => exchange),
   });
 });
 
@@ -54,7 +70,9 @@ required('X-RateLimit-Remaining falls by one with each request inside the window
     await kit.list('primary', { pageSize: 1 }, { fresh: true });
     pairs = pairsInsideOneWindow(kit.exchanges);
   }
-  need(pairs.length > 0, 'no two requests fell inside one rate window');
+  const sane = kit.exchanges.some((exchange) => exchange.credential === 'primary' && saneRateHeaders(exchange) !== undefined);
+  need(sane, 'no response to the key carried rate headers that describe a window (see the other rate-limit checks)', 'deployment');
+  need(pairs.length > 0, 'no two requests fell inside one rate window', 'budget');
   const wrong = pairs.filter(([first, second]) => rateHeaders(second)!.remaining !== rateHeaders(first)!.remaining - 1);
   verify(wrong.length === 0, 'Remaining does not fall by one per request', {
     expected: `each of ${pairs.length} back-to-back pairs: Remaining n, then n - 1`,
@@ -65,7 +83,7 @@ required('X-RateLimit-Remaining falls by one with each request inside the window
 
 required('X-RateLimit-Reset lies within the next 60 seconds', '§8', async ({ kit }) => {
   const exchanges = (await counted(kit)).filter((exchange) => rateHeaders(exchange) !== undefined);
-  need(exchanges.length > 0, 'no response with rate headers');
+  need(exchanges.length > 0, 'no response with rate headers', 'deployment');
   // One second either side for the server's whole-second Date and the rounding up of Reset.
   const off = exchanges.filter((exchange) => {
     const ahead = rateHeaders(exchange)!.reset - serverTime(exchange) / 1000;

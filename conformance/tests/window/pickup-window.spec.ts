@@ -14,7 +14,7 @@ async function rowsSeen(kit: Kit): Promise<{ rows: Load[]; pages: number }> {
 
 required('every row the key sees is scheduled to pick up within the last 12 months', '§1, §8', async ({ kit }) => {
   const { rows, pages } = await rowsSeen(kit);
-  need(rows.length > 0, 'no rows seen');
+  need(rows.length > 0, 'no rows seen', 'rows');
   const start = windowStart(Date.now());
   const old = rows.filter((row) => {
     const pickup = time(row.scheduledPickupDate);
