@@ -60,6 +60,9 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     listener,
     port: config.port,
     host: config.host,
+    // Every failure is logged once through the logger (bounded lines, keys masked); hapi's own debug
+    // channel writes to the console, past both.
+    debug: false,
   });
 
   server.ext('onRequest', (request, h) => {

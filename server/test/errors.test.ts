@@ -1,7 +1,7 @@
 import { checkErrorBody, checkResponse, openApiDocument } from '@loadfeed/spec';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
-import { asChecked, startApp, startAppWithKey, type TestApp } from './support/app.js';
+import { asChecked, startApp, startAppWithKey, testClock, type TestApp } from './support/app.js';
 
 describe('responses other than a page of loads', () => {
   const database = useTestDatabase();
@@ -87,6 +87,36 @@ describe('responses other than a page of loads', () => {
       expect(ready.statusCode).toBe(503);
       expect(checkErrorBody(503, JSON.parse(ready.payload))).toEqual([]);
     } finally {
+      await broken.server.stop();
+    }
+  });
+  it('logs a programming error once, with its request id and cause, and writes nothing of it to stderr', async () => {
+    const broken = await startApp(database.url);
+    // A bug in the handler's own code: the request is admitted (the first database call), then the page's
+    // read throws a TypeError.
+    const query = broken.pool.query.bind(broken.pool);
+    let calls = 0;
+    broken.pool.query = ((...args: Parameters<typeof query>) => {
+      calls += 1;
+      if (calls > 1) throw new TypeError('a bug in the page read');
+      return query(...args);
+    }) as typeof query;
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const response = await broken.get('/api/v1/loads', key);
+      expect(response.statusCode).toBe(500);
+      expect(JSON.parse(response.payload)).toEqual({ error: 'Internal server error' });
+      const requestId = response.headers['x-request-id'];
+      const causes = broken.logLines
+        .map((line) => JSON.parse(line) as { level: number; requestId?: string; err?: { type: string } })
+        .filter((line) => line.requestId === requestId && line.err);
+      expect(causes).toHaveLength(1);
+      expect(causes[0]).toMatchObject({ level: 50, err: { type: 'TypeError', message: 'a bug in the page read' } });
+      // hapi's default debug channel would print the same error again, without the request id.
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+      broken.pool.query = query;
       await broken.server.stop();
     }
   });

@@ -127,8 +127,12 @@ describe('the feed index', () => {
     expect(sent.some((text) => /CREATE INDEX/.test(text))).toBe(false);
     expect(released()).toBe(1);
     expect(await feedIndexes()).toEqual(before);
-    // Nothing is left holding the upkeep lock.
-    const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'");
+    // Nothing is left holding the upkeep lock: an exclusive session-level advisory lock in this file's own
+    // database (other files' locks are in their databases; writers announce themselves with shared locks).
+    const { rows } = await app.pool.query<{ n: number }>(`
+      SELECT count(*)::int AS n FROM pg_locks AS l
+       WHERE l.locktype = 'advisory' AND l.mode = 'ExclusiveLock'
+         AND l.database = (SELECT d.oid FROM pg_database AS d WHERE d.datname = current_database())`);
     expect(rows[0]!.n).toBe(0);
   });
 
