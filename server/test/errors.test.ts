@@ -1,7 +1,7 @@
 import { checkErrorBody, checkResponse, openApiDocument } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
-import { asChecked, startApp, startAppWithKey, testClock, type TestApp } from './support/app.js';
+import { asChecked, startApp, startAppWithKey, type TestApp } from './support/app.js';
 
 describe('responses other than a page of loads', () => {
   const database = useTestDatabase();
