@@ -44,8 +44,8 @@ const FEED_INDEX_CHECK_MS = 6 * 60 * 60 * 1000;
 const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
 export async function createServer(config: Config, { pool, directPool = pool, logger, clock = () => new Date(), metrics }: ServerDeps): Promise<Hapi.Server> {
-  // The check holds one connection in a transaction while it asks on another: through a small
-  // transaction-mode pool, instances starting at once could each hold one and wait for a second.
+  // On the direct connection (DATABASE_DIRECT_URL): the check holds a writer's transaction open while it
+  // asks for the horizon, which a transaction-mode pooler must not have to carry for it.
   await checkSettledFeed(directPool);
   // The listener is Node's, with its limits set here: a client that has not sent its headers within
   // HEADERS_TIMEOUT_MS gets a 408, checked every second rather than Node's every 30 s; a missing Host

@@ -3,7 +3,7 @@
 // the rate limit, the horizon); the page and its count, the dear part, go to a standby.
 //
 // "Current enough" is decided in the page's own snapshot, not by a lag estimate: the admission also
-// reads the customer's feed version after fixing the horizon (migrations/0009_settled-state.sql), and
+// reads the customer's feed version after fixing the horizon (migrations/0007_request-admission.sql), and
 // every statement of a page reads the feed version in its snapshot (loads/list.ts). A standby
 // statement whose snapshot shows an older version has not replayed every change the horizon covers: it
 // is refused and the page is read elsewhere. So a page from a standby is the page the primary would serve,

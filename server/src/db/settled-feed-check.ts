@@ -1,7 +1,7 @@
 // The start-up check of the settled feed (migrations/0006_settled-feed.sql): the server serves a row
 // only below a horizon it computes from the writers' locks in pg_locks, so a server that cannot see
 // them would serve an unsafe feed without knowing it. It refuses to start instead, naming the grant.
-import type pg from 'pg';
+import pg from 'pg';
 import { OperatorError } from '../customers/customers.js';
 
 export class SettledFeedUnavailableError extends OperatorError {
@@ -19,7 +19,8 @@ SELECT current_user AS role,
 /**
  * Throws SettledFeedUnavailableError unless the server's role can compute the horizon: the migration
  * is there, pg_locks is readable, and a writer announced on one connection holds the horizon back as
- * seen from another (what every request relies on).
+ * seen from another (what every request relies on). The writer is a connection of its own, made with
+ * the pool's settings: with DB_POOL_SIZE=1 the pool has no second connection to give.
  */
 export async function checkSettledFeed(pool: pg.Pool): Promise<void> {
   const { role, migrated, reads_locks: readsLocks } = (await pool.query<{ role: string; migrated: boolean; reads_locks: boolean }>(PRIVILEGES_SQL)).rows[0]!;
@@ -29,7 +30,8 @@ export async function checkSettledFeed(pool: pg.Pool): Promise<void> {
       `role ${role} cannot read pg_catalog.pg_locks, which the settled feed needs; as a superuser run: GRANT SELECT ON pg_catalog.pg_locks TO ${role}`,
     );
   }
-  const writer = await pool.connect();
+  const writer = new pg.Client((pool as unknown as { options: pg.ClientConfig }).options);
+  await writer.connect();
   try {
     await writer.query('BEGIN');
     // An hour back, so that the horizon it holds down cannot be mistaken for the clock's own.
@@ -42,7 +44,6 @@ export async function checkSettledFeed(pool: pg.Pool): Promise<void> {
       );
     }
   } finally {
-    await writer.query('ROLLBACK').catch(() => {});
-    writer.release();
+    await writer.end().catch(() => {});
   }
 }

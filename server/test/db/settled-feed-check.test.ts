@@ -16,8 +16,8 @@ describe('the settled feed, checked at start', () => {
   const unmigrated = useTestDatabase();
   let role: TestRole;
   const pools: pg.Pool[] = [];
-  const poolOf = (url: string) => {
-    const pool = createPool(url, { max: 2 });
+  const poolOf = (url: string, max = 2) => {
+    const pool = createPool(url, { max });
     pools.push(pool);
     return pool;
   };
@@ -37,6 +37,12 @@ describe('the settled feed, checked at start', () => {
 
   it('passes for a role that is not a superuser, with the default privileges', async () => {
     await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
+  });
+
+  it('passes through a pool of one connection (DB_POOL_SIZE=1), which it never waits on for a second', async () => {
+    const pool = poolOf(role.url, 1);
+    await expect(checkSettledFeed(pool)).resolves.toBeUndefined();
+    expect(pool.totalCount).toBeLessThanOrEqual(1);
   });
 
   it('refuses to start a server whose role cannot read pg_locks, naming the grant', async () => {
