@@ -4,7 +4,7 @@
 // between two requests to reproduce page skew.
 import { randomUUID } from 'node:crypto';
 import { http, type HttpHandler } from 'msw';
-import { DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, openApiDocument, type Load, type LoadPage } from '@loadfeed/spec';
+import { API_KEY_PREFIX, DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, openApiDocument, type Load, type LoadPage } from '@loadfeed/spec';
 import { systemClock, type Clock } from '../clock.js';
 import { createDataset, type Dataset, type LoadInput, type StoredLoad, type WriteSummary } from './dataset.js';
 import { parseQuery, type ParsedQuery } from './query.js';
@@ -15,7 +15,7 @@ export type { SimulatedClock, SimulatedClockOptions } from './simulated-clock.js
 export type { LoadInput, WriteSummary } from './dataset.js';
 
 export const MOCK_BASE_URL = 'https://api.loadfeed.test';
-export const MOCK_API_KEY = 'lf_live_mockmockmockmockmockmockmockmock';
+export const MOCK_API_KEY = `${API_KEY_PREFIX}mockmockmockmockmockmockmockmock`;
 
 export interface MockApiOptions {
   /** Where the handlers answer (default MOCK_BASE_URL). */
@@ -171,7 +171,7 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
       stats.rateLimited += 1;
       return respond(429, { error: 'Rate limit exceeded; retry after the number of seconds in Retry-After' }, decision.headers);
     }
-    const parsed = parseQuery(new URL(request.url).searchParams, { pageSize: DEFAULT_PAGE_SIZE, maxPageSize });
+    const parsed = parseQuery(new URL(request.url).searchParams, { maxPageSize });
     if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
     return respond(200, page(parsed.query), decision.headers);
   }

@@ -1,6 +1,6 @@
 // The mock is only worth testing against if it answers like the real thing: the same dataset and the
 // same sequence of requests give the same statuses, headers and bodies (timestamps aside).
-import { LIST_LOADS_PARAMETERS, checkResponse, type Load, type LoadPage } from '@loadfeed/spec';
+import { checkResponse, type Load, type LoadPage } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { createMockApi } from '../../src/mock/index.js';
 import { loadInput, loadInputs } from '../helpers.js';
@@ -31,6 +31,10 @@ const SEQUENCE: { name: string; query: (rows: Load[]) => string; auth?: 'none' |
   { name: 'empty value', query: () => '?poNumber=' },
   { name: 'unparseable date', query: () => '?updatedSince=yesterday' },
   { name: 'date-time without offset', query: () => '?pickupFrom=2026-01-01T00:00:00' },
+  { name: 'a day that does not exist', query: () => '?updatedSince=2026-02-30T10:00:00Z' },
+  { name: 'hour 24', query: () => '?pickupTo=2026-03-01T24:00:00Z' },
+  { name: 'an offset whose + was not encoded', query: () => '?updatedSince=2026-01-01T00:00:00+14:00' },
+  { name: 'a page size in exponent form', query: () => '?pageSize=1e400' },
   { name: 'unknown status', query: () => '?status=Lost' },
   { name: 'zero pageSize', query: () => '?pageSize=0' },
   { name: 'no key', query: () => '', auth: 'none' },
@@ -47,18 +51,12 @@ async function answer(side: Side, rows: Load[], step: (typeof SEQUENCE)[number])
   return { response, body };
 }
 
-/** The parameters a 400's details name: SPEC fixes no wording, so the mock words its own messages. */
-function namedParameters(details: string[], query: string): string[] {
-  const candidates = new Set([...LIST_LOADS_PARAMETERS, ...new URLSearchParams(query).keys()]);
-  return [...candidates].filter((name) => details.some((detail) => new RegExp(`(^|[^A-Za-z])${name}([^A-Za-z]|$)`).test(detail))).sort();
-}
-
 /**
  * A response as both must agree on: rows in the same order without their timestamps (the mock stamps a
  * write at one instant, the server each row when it is written, so which neighbours tie differs), an
- * error body its keys and the parameters its details name; the clock headers are checked apart.
+ * error body its keys and its details; the clock headers are checked apart.
  */
-function comparable(response: Response, body: unknown, query: string) {
+function comparable(response: Response, body: unknown) {
   const header = (name: string) => response.headers.get(name);
   let shape: unknown;
   if (response.status !== 200) {
@@ -66,7 +64,8 @@ function comparable(response: Response, body: unknown, query: string) {
     shape = {
       keys: Object.keys(error).sort(),
       error: typeof error.error,
-      details: error.details && { count: error.details.length, naming: namedParameters(error.details, query) },
+      // Both read the query with @loadfeed/spec/query, so a 400's details are the same words.
+      details: error.details,
     };
   } else {
     const page = body as LoadPage;
@@ -113,8 +112,8 @@ describe('the mock and the reference server', () => {
       const fromServer = await answer(serverSide, rows.server, step);
       const fromMock = await answer(mockSide, rows.mock, step);
       statuses.push(fromServer.response.status);
-      expect(comparable(fromMock.response, fromMock.body, step.query(rows.mock)), step.name).toEqual(
-        comparable(fromServer.response, fromServer.body, step.query(rows.server)),
+      expect(comparable(fromMock.response, fromMock.body), step.name).toEqual(
+        comparable(fromServer.response, fromServer.body),
       );
       const reset = (response: Response) => Number(response.headers.get('x-ratelimit-reset') ?? 0);
       expect(Math.abs(reset(fromMock.response) - reset(fromServer.response)), `${step.name}: X-RateLimit-Reset`).toBeLessThanOrEqual(1);

@@ -4,7 +4,7 @@
 import Joi from 'joi';
 import { LOAD_STATUSES, openApiDocument, type Load } from '@loadfeed/spec';
 import { SERVER_KEPT_FIELD, sqlTypeOf, WRITABLE_LOAD_FIELDS, type WritableLoadField } from './columns.js';
-import { parseInstant, toSqlTimestamp } from './dates.js';
+import { parseInstant, toSqlTimestamp } from '@loadfeed/spec/query';
 
 /** What `importLoads` takes per row. */
 export type LoadInput = Pick<Load, 'loadNumber' | 'status'> & Partial<Omit<Load, 'loadNumber' | 'status' | 'updatedAt'>>;
