@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Violation } from '@loadfeed/spec';
+import { API_KEY_PREFIX, type Violation } from '@loadfeed/spec';
 import { ENV, type KeyLabel } from './options.js';
 
 /** Which credential a request carried: one of the run's keys, none, or a shape a check made up. */
@@ -52,7 +52,7 @@ export function maskAuthorization(value: string): string {
   const match = /^(\S+)(\s+)(.*)$/s.exec(value);
   const [scheme, gap, credential] = match ? [match[1]!, match[2]!, match[3]!] : ['', '', value];
   if (credential.length === 0) return value;
-  const visible = credential.startsWith('lf_live_') ? 'lf_live_' : credential.slice(0, Math.min(3, Math.floor(credential.length / 4)));
+  const visible = credential.startsWith(API_KEY_PREFIX) ? API_KEY_PREFIX : credential.slice(0, Math.min(3, Math.floor(credential.length / 4)));
   const fingerprint = createHash('sha256').update(credential).digest('hex').slice(0, 6);
   return `${scheme}${gap}${visible}…(${credential.length} characters, masked, #${fingerprint})`;
 }

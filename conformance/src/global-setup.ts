@@ -1,15 +1,13 @@
 // Runs once before the checks, in both ways of running the kit (the bin and plain `playwright test`):
 // starts the run's ledger, fetches the sample (the largest page) and reads X-RateLimit-Limit from it, then
 // plans the run and prints what it will cost.
+import { DEFAULT_RATE_LIMIT } from '@loadfeed/spec';
 import { request } from '@playwright/test';
 import { describePlan, planRun, rateHeaderNonsense, saneRateHeaders } from './budget.js';
 import { createSender, DeploymentUnreachable } from './client.js';
 import { takeSample } from './dataset.js';
 import { ExchangeLog } from './evidence.js';
 import { exchangeLogPath, readOptions } from './options.js';
-
-/** SPEC §8's default, assumed for the plan when the deployment's rate headers are missing or make no sense. */
-const DEFAULT_LIMIT = 10;
 
 export default async function globalSetup(): Promise<void> {
   const options = readOptions();
@@ -32,7 +30,8 @@ export default async function globalSetup(): Promise<void> {
     }
     const headers = saneRateHeaders(exchange);
     const nonsense = rateHeaderNonsense(exchange);
-    const limit = headers?.limit ?? DEFAULT_LIMIT;
+    // SPEC §8's default when the deployment's rate headers are missing or make no sense.
+    const limit = headers?.limit ?? DEFAULT_RATE_LIMIT;
     const totalCount = 'rows' in sample ? sample.totalCount : 0;
     const plan = planRun({
       limit,

@@ -1,7 +1,7 @@
 // syncLoads: keeps a copy of the customer's loads in step with the API, one page at a time, saving the
 // cursor only after each page's upsert has resolved. The default strategy walks by key, not by page
 // number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost").
-import { DEFAULT_PAGE_SIZE } from '@loadfeed/spec';
+import { DEFAULT_PAGE_SIZE, RATE_WINDOW_MS } from '@loadfeed/spec';
 import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js';
 import type { Clock } from './clock.js';
 import type { WaitEvent } from './transport.js';
@@ -92,7 +92,6 @@ const FILTER_OPTIONS: Schema = {
 } satisfies Record<keyof SyncFilters, unknown>;
 
 const DEFAULT_OVERLAP_MS = 5 * 60_000;
-const RATE_WINDOW_MS = 60_000;
 
 // Every updatedAt has SPEC's one shape (the client checks it), so equal instants are equal strings and
 // later instants are greater strings; the cursor from a store may not, so it is compared as a time.

@@ -2,7 +2,7 @@
 // kept here, so that a wrong value stops the start with a message naming it.
 import { resolve } from 'node:path';
 import Joi from 'joi';
-import { PAGE_SIZE_CEILING } from '@loadfeed/spec';
+import { DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import type { PoolOptions } from './db/pool.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -80,7 +80,7 @@ const schema = Joi.object({
   METRICS_PORT: Joi.number().integer().min(0).max(65535).messages({
     '*': 'METRICS_PORT must be a whole number from 0 to 65535 (got {{#value}})',
   }),
-  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(10).messages({
+  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(DEFAULT_RATE_LIMIT).messages({
     '*': 'RATE_LIMIT_PER_MINUTE must be a whole number of at least 1 (got {{#value}})',
   }),
   MAX_PAGE_SIZE: Joi.number().integer().min(1).max(PAGE_SIZE_CEILING).default(100).messages({

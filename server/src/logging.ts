@@ -5,6 +5,7 @@
 // properties: Node's parser errors carry the raw request bytes), and no line grows past a bound.
 import type { Request, Server } from '@hapi/hapi';
 import { pino, type Logger } from 'pino';
+import { API_KEY_PREFIX } from '@loadfeed/spec';
 import type { LogLevel } from './config.js';
 
 declare module '@hapi/hapi' {
@@ -22,7 +23,7 @@ const MAX_LOG_LINE_BYTES = 8 * 1024;
 const MAX_MESSAGE_CHARS = 1_000;
 const MAX_STACK_CHARS = 4_000;
 /** Anything shaped like an API key, wherever it hides in a line. */
-const KEY_LIKE = /lf_live_[A-Za-z0-9_-]+/g;
+const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]+`, 'g');
 
 function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
@@ -67,7 +68,7 @@ function parsedLine(line: string): Record<string, unknown> {
 function boundedLines(destination: NodeJS.WritableStream): pino.DestinationStream {
   return {
     write(line: string) {
-      let bounded = line.replace(KEY_LIKE, 'lf_live_[redacted]');
+      let bounded = line.replace(KEY_LIKE, `${API_KEY_PREFIX}[redacted]`);
       if (Buffer.byteLength(bounded) > MAX_LOG_LINE_BYTES) {
         const parsed = parsedLine(bounded);
         const kept = Object.fromEntries(

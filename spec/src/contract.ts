@@ -51,5 +51,12 @@ export const RETRY_AFTER_HEADER = 'retry-after';
 /** Optional on a 200: the instant through which the feed is settled (DECISIONS.md, the settled feed). */
 export const SETTLED_THROUGH_HEADER = 'x-feed-settled-through';
 
+/** An API key's fixed live prefix, before its secret part (SPEC §5; DECISIONS.md, "Authentication"). */
+export const API_KEY_PREFIX = 'lf_live_';
+/** The rate limit's rolling window (SPEC §8). */
+export const RATE_WINDOW_MS = 60_000;
+/** A key's requests per window when it has no limit of its own (SPEC §8). */
+export const DEFAULT_RATE_LIMIT = 10;
+
 /** Every date-time in a response: UTC, exactly three fractional digits, `Z` (SPEC §2). */
 export const RESPONSE_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

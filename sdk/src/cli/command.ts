@@ -2,6 +2,7 @@
 // come from, and the two failures a command raises on purpose (usage: exit 2, anything else: exit 1).
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { API_KEY_PREFIX } from '@loadfeed/spec';
 
 export interface CliContext {
   stdout: NodeJS.WritableStream;
@@ -99,7 +100,7 @@ function parseErrorMessage(error: unknown): string {
 }
 
 export function looksLikeKey(text: string): boolean {
-  return /^lf_live_/i.test(text);
+  return text.toLowerCase().startsWith(API_KEY_PREFIX);
 }
 
 /** A whole number of at least 1 from a flag, or a UsageError naming the flag. */

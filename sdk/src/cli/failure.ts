@@ -1,4 +1,5 @@
 // Turns whatever ended a command into the one line the user sees and the process's exit code.
+import { API_KEY_PREFIX } from '@loadfeed/spec';
 import {
   AbortError,
   AuthenticationError,
@@ -10,6 +11,9 @@ import {
   TimeoutError,
 } from '../errors.js';
 import { CliError, ENV_API_KEY, EXIT_CODES } from './command.js';
+
+/** Anything shaped like an API key, however a message quotes it. */
+const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[^\\s"'\`,;)]+`, 'gi');
 
 export interface Failure {
   message: string;
@@ -49,5 +53,5 @@ function firstLine(text: string): string {
 
 /** A key never reaches the terminal, even inside a message that quotes input. */
 export function redactKeys(text: string): string {
-  return text.replace(/lf_live_[^\s"'`,;)]+/gi, 'lf_live_…');
+  return text.replace(KEY_LIKE, `${API_KEY_PREFIX}…`);
 }

@@ -1,7 +1,7 @@
 // The rolling 60-second window per key, with the headers DECISIONS.md describes: Remaining counts this
 // request, Reset is when the oldest counted request leaves (rounded up to a second), Retry-After on a
 // refusal is whole seconds, at least 1, until a request is admitted. A refused request is not counted.
-const WINDOW_MS = 60_000;
+import { RATE_WINDOW_MS as WINDOW_MS } from '@loadfeed/spec';
 
 export interface RateDecision {
   admitted: boolean;

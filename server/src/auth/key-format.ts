@@ -3,8 +3,9 @@
 // key unguessable. Only the SHA-256 of the whole key is stored.
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { API_KEY_PREFIX } from '@loadfeed/spec';
 
-export const KEY_PREFIX = 'lf_live_';
+export const KEY_PREFIX = API_KEY_PREFIX;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 32 base62 characters: log2(62) * 32 ≈ 190 bits, above the 160 DECISIONS.md asks for. */
 const SECRET_LENGTH = 32;

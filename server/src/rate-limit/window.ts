@@ -1,8 +1,9 @@
 // The rolling 60-second window of a key, counted in PostgreSQL (count_rate_limited_request in
 // migrations/0003_rate-limit.sql, called by admit_request in 0007) so that every instance of the server
 // shares it; here the counted window becomes what the rate headers say.
+import { RATE_WINDOW_MS } from '@loadfeed/spec';
 
-export const RATE_WINDOW_MS = 60_000;
+export { RATE_WINDOW_MS };
 
 export interface RateDecision {
   admitted: boolean;
