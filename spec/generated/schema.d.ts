@@ -30,9 +30,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description An ISO 8601 date (`YYYY-MM-DD`, that day at 00:00Z) or an RFC 3339 date-time. */
+        /**
+         * @description An ISO 8601 date (`YYYY-MM-DD`, that day at 00:00Z) or an RFC 3339 date-time with `Z` or an offset.
+         * @example 2026-01-01
+         * @example 2026-01-01T08:30:00Z
+         */
         LowerBound: string;
-        /** @description An ISO 8601 date (`YYYY-MM-DD`, the whole day) or an RFC 3339 date-time. */
+        /**
+         * @description An ISO 8601 date (`YYYY-MM-DD`, the whole day) or an RFC 3339 date-time with `Z` or an offset.
+         * @example 2026-01-01
+         * @example 2026-01-01T08:30:00Z
+         */
         UpperBound: string;
         /**
          * @description Load status; a closed list in the raw operational vocabulary.

@@ -17,4 +17,14 @@ describe('generated/schema.d.ts', () => {
     expect(drifted).not.toBe(committed);
     expect(drifted).toContain('carrier');
   });
+
+  it('names no type twice or as unknown in a union (a generated client would read `string | string`)', async () => {
+    const committed = await readFile(generatedPath, 'utf8');
+    const unions = committed.split('\n').map((line) => /:\s*([^;{]+\|[^;{]+);/.exec(line)?.[1]).filter((union) => union !== undefined);
+    for (const union of unions) {
+      const members = union.split('|').map((member) => member.trim());
+      expect(new Set(members).size, union).toBe(members.length);
+      expect(members, union).not.toContain('unknown');
+    }
+  });
 });
