@@ -17,6 +17,15 @@ export function databaseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv
   throw new CliError(`no database given: set DATABASE_URL or pass --database-url postgres://…${beside}`);
 }
 
+/**
+ * Where session-level work goes (migrations hold a session lock, which a transaction-mode pooler cannot
+ * keep): `--database-url` when given, else DATABASE_DIRECT_URL, else DATABASE_URL.
+ */
+export function directDatabaseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (option !== undefined) return databaseUrlOf(option, env);
+  return configOf(env).databaseDirectUrl ?? databaseUrlOf(undefined, env);
+}
+
 /** The server's configuration, with a one-line reason when a value is wrong. */
 export function configOf(env: NodeJS.ProcessEnv): ReturnType<typeof loadConfig> {
   try {

@@ -1,7 +1,7 @@
 // `loadfeed-server migrate`: brings the database's schema up to date.
 import { migrate } from '../db/migrate.js';
 import { COMMON_HELP, parseCommandLine, writeLine, type Command } from './command.js';
-import { databaseUrlOf } from './database.js';
+import { directDatabaseUrlOf } from './database.js';
 
 export const migrateCommand: Command = {
   name: 'migrate',
@@ -9,14 +9,15 @@ export const migrateCommand: Command = {
 
 Applies every pending migration to the database. Safe to run while servers are running and from
 several places at once: each run waits for the others, and a database that is up to date is left as it is.
-\`start\` migrates too, so this is for deployments that migrate as a separate step.
+\`start\` migrates too, so this is for deployments that migrate as a separate step. Behind a
+transaction-mode pooler, set DATABASE_DIRECT_URL to a direct connection: migrate uses it when set.
 
 Options:
 ${COMMON_HELP}`,
   async run(args, { stdout, env }) {
     const { values } = parseCommandLine('migrate', args, {}, { names: [], required: 0 });
     if (values.help) return writeLine(stdout, this.help);
-    const applied = await migrate(databaseUrlOf(values['database-url'], env));
+    const applied = await migrate(directDatabaseUrlOf(values['database-url'], env));
     writeLine(stdout, applied.length === 0 ? 'the database is up to date' : `applied ${applied.length} migration(s): ${applied.join(', ')}`);
   },
 };

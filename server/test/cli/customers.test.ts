@@ -5,10 +5,17 @@ import { cliOk, runCli } from './run-cli.js';
 describe('loadfeed-server customers', () => {
   const database = useTestDatabase();
   const env = () => ({ DATABASE_URL: database.url });
+  const direct = useTestDatabase();
 
   it('works against a database that migrate has just set up', async () => {
     expect(await cliOk(['migrate'], { env: env() })).toMatch(/^applied \d+ migration/);
     expect(await cliOk(['migrate'], { env: env() })).toBe('the database is up to date\n');
+  });
+
+  it('migrate goes to DATABASE_DIRECT_URL when it is set, not to DATABASE_URL (a transaction-mode pooler)', async () => {
+    const env = { DATABASE_URL: 'postgres://loadfeed@127.0.0.1:1/behind-a-pooler', DATABASE_DIRECT_URL: direct.url };
+    expect(await cliOk(['migrate'], { env })).toMatch(/^applied \d+ migration/);
+    expect(await cliOk(['migrate'], { env: { DATABASE_URL: direct.url } })).toBe('the database is up to date\n');
   });
 
   it('add then list shows the customer with its name, and the name defaults to the code', async () => {
