@@ -4,6 +4,18 @@ import { startTopology } from './topology.js';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
+// The handlers are in place before anything starts: a Ctrl-C during the start-up (a minute on a busy
+// machine) is kept, and stops everything once it is up, rather than ending this process and leaving the
+// clusters, PgBouncer and HAProxy running.
+let received: string | undefined;
+let wake: (() => void) | undefined;
+for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(name, () => {
+    received ??= name;
+    wake?.();
+  });
+}
+
 const topology = await startTopology({ loads: Number(process.env.TOPOLOGY_LOADS ?? 300), progress: (step) => say(`topology: starting ${step}`) });
 say(
   [
@@ -26,9 +38,7 @@ say(
   ].join('\n'),
 );
 
-const signal = await new Promise<string>((resolve) => {
-  for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(name, () => resolve(name));
-});
-say(`topology: ${signal} received, stopping HAProxy, the instances, PgBouncer, the standby and the primary`);
+if (received === undefined) await new Promise<void>((resolve) => (wake = resolve));
+say(`topology: ${received} received, stopping HAProxy, the instances, PgBouncer, the standby and the primary`);
 await topology.stop();
 say('topology: stopped');
