@@ -30,13 +30,12 @@ async function start(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Start
   const baseUrl = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: string) => {
       output += chunk;
+      // The whole banner, which ends with how to stop it, not only its ready line.
       const ready = READY.exec(output);
-      if (ready) resolve(ready[1]!);
+      if (ready && output.includes('Stop with Ctrl-C.')) resolve(ready[1]!);
     });
     void exit.then((code) => reject(new Error(`start exited with ${code} before listening: ${output}`)));
   });
-  // The banner is written at once, after the ready line; give the pipe a moment to deliver all of it.
-  await new Promise((resolve) => setTimeout(resolve, 100));
   return { child, baseUrl, output: () => output, exit };
 }
 

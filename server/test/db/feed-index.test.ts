@@ -63,7 +63,14 @@ describe('the feed index', () => {
     const stopping = new AbortController();
     const renewal = keepFeedIndexCurrent(app.pool, due, { signal: stopping.signal });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Cancelled while the build waits for the open writer, not before it was sent.
+      for (let waiting = false; !waiting; ) {
+        const { rows } = await app.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND query ILIKE 'CREATE INDEX CONCURRENTLY%' AND wait_event_type = 'Lock'`,
+        );
+        waiting = rows[0]!.n > 0;
+      }
       stopping.abort();
       await expect(renewal).rejects.toThrow(/cancel/i);
       // What an interrupted concurrent build leaves: an invalid index under the new name.
