@@ -147,8 +147,15 @@ export class ReadRouter {
   /** Begins checking the databases every second; `stop()` ends it and closes the pools it opened. */
   start(): void {
     if (this.timer) return;
+    // One check at a time: against a slow database a check can outlast the second, and an older check
+    // finishing after a newer one would overwrite its answer (a primary that answers, marked down).
+    let underWay = false;
     const tick = () => {
-      this.checking = this.check();
+      if (underWay) return;
+      underWay = true;
+      this.checking = this.check().finally(() => {
+        underWay = false;
+      });
     };
     tick();
     this.timer = setInterval(tick, CHECK_EVERY_MS);
@@ -190,7 +197,6 @@ export class ReadRouter {
     standby.retryAt = Date.now() + STANDBY_RETRY_MS;
   }
 
-  /** Asks the primary for its WAL position and each standby what it has replayed. */
   /** The check every second: the primary (which moves the breaker, `primaryUnreachable()`), then the standbys. */
   private async check(): Promise<void> {
     await this.checkStandbys(await this.checkPrimary());

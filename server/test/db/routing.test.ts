@@ -1,10 +1,11 @@
 // Page reads on a real streaming standby (a primary and a standby of its own, made with initdb and
 // pg_basebackup): a page comes from the standby only when the standby has replayed everything its
 // horizon covers, and faults of either database reach no client except as SPEC's 500.
+import type pg from 'pg';
 import { checkResponse } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimary, type Primary, type Standby } from '../../topology/src/postgres.js';
-import { databaseName } from '../../src/db/routing.js';
+import { databaseName, ReadRouter } from '../../src/db/routing.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { aLoad, asChecked, startApp, type TestApp } from '../support/app.js';
 
@@ -136,5 +137,28 @@ describe('page reads on a streaming standby', () => {
     const after = await page();
     expect(after.from).toBe('primary');
     expect(numbers(after)).toEqual(['A1', 'A3', 'A4', 'A2', 'A5']);
+  });
+});
+
+describe('the check every second', () => {
+  it('runs one check at a time, so a slow one is never overtaken by a newer one that it would overwrite', async () => {
+    let underWay = 0;
+    let most = 0;
+    // A primary whose every answer takes longer than the second between checks.
+    const slowPrimary = {
+      query: async () => {
+        underWay += 1;
+        most = Math.max(most, underWay);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        underWay -= 1;
+        return { rows: [{ lsn: null }] };
+      },
+    } as unknown as pg.Pool;
+    const router = new ReadRouter(slowPrimary, []);
+    router.start();
+    await new Promise((resolve) => setTimeout(resolve, 3_600));
+    await router.stop();
+    expect(most).toBe(1);
+    expect(router.primaryUnreachable()).toBe(false);
   });
 });
