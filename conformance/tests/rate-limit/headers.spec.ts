@@ -45,13 +45,17 @@ required('X-RateLimit-Limit is the same on every response to one key', '§8', as
 
 /**
  * Two requests in a row with one key, the second sent before the window could move on: X-RateLimit-Reset
- * is when the window next admits more, so before it (with a second of rounding) nothing has left the window.
+ * is when the oldest counted request leaves, so before it nothing has left the window. Two seconds of
+ * margin, one for each rounding: the second request's time at the server is estimated from the first's
+ * Date header, which drops up to 999 ms, and Reset is the leaving instant rounded up by up to 999 ms. With
+ * one second, a request leaving between the two (Remaining +1, then -1: the same Remaining, correctly)
+ * was read as a deployment whose Remaining does not fall.
  */
 function insideOneWindow(first: Exchange, second: Exchange): boolean {
   const before = rateHeaders(first);
   if (!before || before.remaining === 0 || !rateHeaders(second)) return false;
   const secondAtServer = serverTime(first) + (second.receivedAt - first.receivedAt);
-  return secondAtServer < before.reset * 1000 - 1000;
+  return secondAtServer < before.reset * 1000 - 2000;
 }
 
 function pairsInsideOneWindow(exchanges: readonly Exchange[]): [Exchange, Exchange][] {
