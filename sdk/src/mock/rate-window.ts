@@ -1,7 +1,7 @@
 // The rolling 60-second window per key, with the headers DECISIONS.md describes: Remaining counts this
 // request, Reset is when the oldest counted request leaves (rounded up to a second), Retry-After on a
 // refusal is whole seconds, at least 1, until a request is admitted. A refused request is not counted.
-import { RATE_WINDOW_MS as WINDOW_MS } from '@loadfeed/spec';
+import { RATE_WINDOW_MS } from '@loadfeed/spec';
 
 export interface RateDecision {
   admitted: boolean;
@@ -13,7 +13,7 @@ export function createRateWindow() {
 
   return {
     count(key: string, limit: number, now: number): RateDecision {
-      const times = (sent.get(key) ?? []).filter((time) => time > now - WINDOW_MS);
+      const times = (sent.get(key) ?? []).filter((time) => time > now - RATE_WINDOW_MS);
       sent.set(key, times);
       const admitted = times.length < limit;
       if (admitted) times.push(now);
@@ -21,10 +21,10 @@ export function createRateWindow() {
       const headers: Record<string, string> = {
         'X-RateLimit-Limit': String(limit),
         'X-RateLimit-Remaining': String(Math.max(0, limit - times.length)),
-        'X-RateLimit-Reset': String(Math.ceil((oldest === undefined ? now : oldest + WINDOW_MS) / 1000)),
+        'X-RateLimit-Reset': String(Math.ceil((oldest === undefined ? now : oldest + RATE_WINDOW_MS) / 1000)),
       };
       if (!admitted) {
-        const admitsAt = times[times.length - limit]! + WINDOW_MS;
+        const admitsAt = times[times.length - limit]! + RATE_WINDOW_MS;
         headers['Retry-After'] = String(Math.max(1, Math.ceil((admitsAt - now) / 1000)));
       }
       return { admitted, headers };

@@ -3,7 +3,7 @@
 // settled horizon; then loads/list.ts's page, with its count kept the same way). What is left between the
 // two is hapi, validation, logging and the rest of what a product server does around its statements.
 import { createServer, type ServerResponse } from 'node:http';
-import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH } from '@loadfeed/spec';
 import { admitRequest } from '../../dist/auth/admission.js';
 import { createPool } from '../../dist/db/pool.js';
 import { CountCache } from '../../dist/loads/count-cache.js';
@@ -23,7 +23,7 @@ function send(response: ServerResponse, status: number, text: string): void {
 async function handle(url: URL, authorization: string | undefined, response: ServerResponse): Promise<void> {
   if (url.pathname !== LIST_LOADS_PATH) return send(response, 404, '{"error":"Not found"}');
   const key = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
-  const admission = key ? await admitRequest(pool, key, 10, new Date()) : null;
+  const admission = key ? await admitRequest(pool, key, DEFAULT_RATE_LIMIT, new Date()) : null;
   if (!admission) return send(response, 401, '{"error":"Unauthorized"}');
   if (!admission.decision.admitted) return send(response, 429, '{"error":"Rate limit exceeded"}');
   const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);

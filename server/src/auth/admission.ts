@@ -2,7 +2,8 @@
 // migrations/0007_request-admission.sql): the presented key looked up by its hash, the request counted
 // against the key's rolling window, and the customer's settled horizon fixed before the page is read.
 import type pg from 'pg';
-import { decisionOf, RATE_WINDOW_MS, type RateDecision, type WindowRow } from '../rate-limit/window.js';
+import { RATE_WINDOW_MS } from '@loadfeed/spec';
+import { decisionOf, type RateDecision, type WindowRow } from '../rate-limit/window.js';
 import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from './credentials.js';
 import { hashKey } from './key-format.js';
 

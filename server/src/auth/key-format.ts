@@ -5,13 +5,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { API_KEY_PREFIX } from '@loadfeed/spec';
 
-export const KEY_PREFIX = API_KEY_PREFIX;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 32 base62 characters: log2(62) * 32 ≈ 190 bits, above the 160 DECISIONS.md asks for. */
 const SECRET_LENGTH = 32;
 /** A CRC-32 in base62 fits in 6 characters. */
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 /** Characters of a key's end shown in its hint: from the checksum, so the hint reveals nothing of the secret. */
 const HINT_LENGTH = 4;
 
@@ -39,7 +38,7 @@ function randomSecret(): string {
 /** A new random key. */
 export function generateKey(): string {
   const secret = randomSecret();
-  return KEY_PREFIX + secret + checksum(secret);
+  return API_KEY_PREFIX + secret + checksum(secret);
 }
 
 /** Whether `key` has the prefix, the lengths and a checksum that matches its secret. */
@@ -55,5 +54,5 @@ export function hashKey(key: string): Buffer {
 
 /** How operators tell keys apart in listings, e.g. `lf_live_…x9Qa`. */
 export function keyHint(key: string): string {
-  return `${KEY_PREFIX}…${key.slice(-HINT_LENGTH)}`;
+  return `${API_KEY_PREFIX}…${key.slice(-HINT_LENGTH)}`;
 }

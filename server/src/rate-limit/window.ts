@@ -3,8 +3,6 @@
 // shares it; here the counted window becomes what the rate headers say.
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
 
-export { RATE_WINDOW_MS };
-
 export interface RateDecision {
   admitted: boolean;
   limit: number;

@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateKey, hashKey, isWellFormedKey, KEY_PREFIX, keyHint } from '../../src/auth/key-format.js';
+import { API_KEY_PREFIX } from '@loadfeed/spec';
+import { generateKey, hashKey, isWellFormedKey, keyHint } from '../../src/auth/key-format.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 describe('the API key format', () => {
   it('is the fixed prefix lf_live_, a base62 secret of at least 160 bits and a checksum', () => {
     const key = generateKey();
-    expect(key.startsWith(KEY_PREFIX)).toBe(true);
-    const body = key.slice(KEY_PREFIX.length);
+    expect(key.startsWith(API_KEY_PREFIX)).toBe(true);
+    const body = key.slice(API_KEY_PREFIX.length);
     expect(body).toMatch(/^[0-9A-Za-z]+$/);
     const secretBits = (body.length - 6) * Math.log2(62);
     expect(secretBits).toBeGreaterThanOrEqual(160);
@@ -23,7 +24,7 @@ describe('the API key format', () => {
   it('refuses any key with one character changed, without asking the database', () => {
     const key = generateKey();
     fc.assert(
-      fc.property(fc.integer({ min: KEY_PREFIX.length, max: key.length - 1 }), fc.constantFrom(...BASE62), (position, character) => {
+      fc.property(fc.integer({ min: API_KEY_PREFIX.length, max: key.length - 1 }), fc.constantFrom(...BASE62), (position, character) => {
         fc.pre(key[position] !== character);
         expect(isWellFormedKey(key.slice(0, position) + character + key.slice(position + 1))).toBe(false);
       }),
@@ -32,7 +33,7 @@ describe('the API key format', () => {
 
   it('refuses anything that is not a whole key', () => {
     const key = generateKey();
-    for (const bad of ['', KEY_PREFIX, key.slice(0, -1), `${key}x`, key.replace('lf_live_', 'lf_test_'), key.toUpperCase(), ` ${key}`]) {
+    for (const bad of ['', API_KEY_PREFIX, key.slice(0, -1), `${key}x`, key.replace('lf_live_', 'lf_test_'), key.toUpperCase(), ` ${key}`]) {
       expect(isWellFormedKey(bad), bad).toBe(false);
     }
     fc.assert(fc.property(fc.string(), (text) => !isWellFormedKey(text)));
@@ -43,6 +44,6 @@ describe('the API key format', () => {
     expect(hashKey(key)).toHaveLength(32);
     expect(hashKey(key).equals(hashKey(key))).toBe(true);
     const hint = keyHint(key);
-    expect(hint).toBe(`${KEY_PREFIX}…${key.slice(-4)}`);
+    expect(hint).toBe(`${API_KEY_PREFIX}…${key.slice(-4)}`);
   });
 });
