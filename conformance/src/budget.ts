@@ -1,7 +1,7 @@
 // The request budget: a key may allow 10 requests a minute, so the kit plans its run from
 // X-RateLimit-Limit, paces every request from the latest rate headers (only the exhaust check meets a 429),
 // and counts what the run spent.
-import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@loadfeed/spec';
+import { integerHeaderValue, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@loadfeed/spec';
 import type { Exchange } from './evidence.js';
 import type { KeyLabel } from './options.js';
 
@@ -16,8 +16,7 @@ const RESET_MARGIN_MS = 250;
 const LONGEST_WAIT_MS = 61_000;
 
 export function integerHeader(exchange: Exchange, name: string): number | undefined {
-  const value = exchange.headers[name];
-  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+  return integerHeaderValue(exchange.headers[name]);
 }
 
 export interface RateHeaders {

@@ -1,7 +1,8 @@
 // Sends the kit's requests through Playwright's APIRequestContext: paced by the budget, answered from the
 // run's log when the same request was already made, recorded as evidence and validated against the contract.
 import type { APIRequestContext } from '@playwright/test';
-import { checkResponse, LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { retryAfterSeconds, waitBeforeSending } from './budget.js';
 import { excerpt, maskAuthorization, type Credential, type Exchange, type ExchangeLog } from './evidence.js';
 import type { KeyLabel, KitOptions } from './options.js';

@@ -2,7 +2,7 @@
 // fetch composed of small layers beneath it (retries over pacing over a timeout over the transport, which
 // reads each body whole), and every error status turned into one class of the error tree.
 import createFetchClient, { type Middleware } from 'openapi-fetch';
-import { LIST_LOADS_PATH, RESPONSE_DATE_TIME, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, REQUEST_ID_HEADER, RESPONSE_DATE_TIME, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
 import { systemClock, type Clock } from './clock.js';
 import { AbortError, ContractError, errorFromResponse } from './errors.js';
 import { checkOptions, must, withDefaults, type Schema } from './options.js';
@@ -155,7 +155,7 @@ export function createClient(options: ClientOptions): LoadfeedClient {
 /**
  * What the SDK cannot work without: the envelope's fields, and in every row a `loadNumber` (the upsert
  * key) and an `updatedAt` in SPEC's one date-time shape (the cursor). Other fields pass through as the server sent them, `createdAt`
- * included; the full schema check is @loadfeed/spec's `checkLoadPage`, for those who want it.
+ * included; the full schema check is @loadfeed/spec/validate's `checkLoadPage`, for those who want it.
  */
 function pageViolations(body: unknown): Violation[] {
   if (typeof body !== 'object' || body === null) return [{ path: '/', message: 'must be a page envelope' }];
@@ -193,7 +193,7 @@ function observeAttempts(inner: AttemptFetch, clock: Clock, stats: ClientStats, 
         url: request.url,
         attempt: context.attempt,
         status: response.status,
-        requestId: response.headers.get('x-request-id') ?? undefined,
+        requestId: response.headers.get(REQUEST_ID_HEADER) ?? undefined,
         durationMs: clock.now() - sentAt,
       });
     }

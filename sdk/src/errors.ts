@@ -1,8 +1,7 @@
 // One error tree for everything the client can throw. The status-to-class mapping lives in exactly one
 // function (`errorFromResponse`), and every error carries the status, the headers and the request id.
-import { RETRY_AFTER_HEADER, type ErrorBody, type Violation } from '@loadfeed/spec';
+import { integerHeaderValue, REQUEST_ID_HEADER, RETRY_AFTER_HEADER, type ErrorBody, type Violation } from '@loadfeed/spec';
 
-const REQUEST_ID_HEADER = 'x-request-id';
 
 export interface ErrorContext {
   status?: number;
@@ -89,9 +88,7 @@ export class ContractError extends LoadfeedError {
 
 /** `Retry-After` as whole seconds, when the header is a number. */
 export function retryAfterSeconds(headers: Headers): number | undefined {
-  const value = headers.get(RETRY_AFTER_HEADER);
-  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
-  return Number(value);
+  return integerHeaderValue(headers.get(RETRY_AFTER_HEADER));
 }
 
 function isErrorBody(body: unknown): body is ErrorBody {

@@ -4,7 +4,7 @@
 //
 // The pacing layer (`withPacing`) holds each attempt until the quota admits it, saying so before it waits,
 // and reads every response's headers back into the pacer.
-import { RATE_LIMIT_HEADERS } from '@loadfeed/spec';
+import { integerHeaderValue, RATE_LIMIT_HEADERS } from '@loadfeed/spec';
 import type { Clock } from './clock.js';
 import type { AttemptFetch, WaitEvent } from './transport.js';
 
@@ -35,10 +35,7 @@ export interface Pacer {
   serverNow(): number;
 }
 
-function integerHeader(headers: Headers, name: string): number | undefined {
-  const value = headers.get(name);
-  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
-}
+const integerHeader = (headers: Headers, name: string) => integerHeaderValue(headers.get(name));
 
 export function createPacer(clock: Clock): Pacer {
   let limit: number | undefined;

@@ -1,5 +1,6 @@
 // Shared test fixtures: loads, a client on the mock in simulated time, and a copy that upserts by loadNumber.
-import { LOAD_STATUSES, checkResponse, type Load, type Violation } from '@loadfeed/spec';
+import { LOAD_STATUSES, type Load, type Violation } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { createClient, type ClientOptions, type LoadfeedClient, type LoadRow } from '../src/index.js';
 import { MOCK_API_KEY, createMockApi, createSimulatedClock, type LoadInput, type MockApi, type MockApiOptions, type SimulatedClock } from '../src/mock/index.js';
 

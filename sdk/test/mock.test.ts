@@ -1,5 +1,6 @@
 // The mock answers like SPEC.md and DECISIONS.md say the API does; every response passes the contract check.
-import { checkResponse, type LoadPage, type ValidationErrorBody } from '@loadfeed/spec';
+import { type LoadPage, type ValidationErrorBody } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { describe, expect, it } from 'vitest';
 import { MOCK_API_KEY, createMockApi, createSimulatedClock } from '../src/mock/index.js';
 import { loadInput, loadInputs } from './helpers.js';

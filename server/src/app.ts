@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import Boom from '@hapi/boom';
 import Hapi from '@hapi/hapi';
-import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, RESPONSE_HEADERS } from '@loadfeed/spec';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { registerAuthScheme } from './auth/scheme.js';
@@ -111,7 +111,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   // its rate headers.
   server.ext('onPreResponse', (request, h) => {
     const { response } = request;
-    const headers = { ...rateHeadersOf(request), 'X-Request-Id': request.app.requestId ?? randomUUID() };
+    const headers = { ...rateHeadersOf(request), [RESPONSE_HEADERS.requestId]: request.app.requestId ?? randomUUID() };
     if (!Boom.isBoom(response)) {
       for (const [name, value] of Object.entries(headers)) response.header(name, value);
       return h.continue;

@@ -3,7 +3,7 @@
 // A 5xx never shows what went wrong inside (app.ts logs its cause, with the request id); a 401 is the
 // same whatever its cause; a 503 says when to come back.
 import type { Boom } from '@hapi/boom';
-import type { ErrorBody, ValidationErrorBody } from '@loadfeed/spec';
+import { RESPONSE_HEADERS, type ErrorBody, type ValidationErrorBody } from '@loadfeed/spec';
 
 export interface ErrorResponse {
   status: number;
@@ -35,7 +35,7 @@ export function errorResponse(error: Boom): ErrorResponse {
   const status = error.output.statusCode;
   const headers: Record<string, string> = { ...HEADERS[status] };
   if (status === 405) headers.Allow = String(error.output.headers.Allow ?? 'GET');
-  if (status === 503) headers['Retry-After'] = String((error.data as { retryAfter?: number } | null)?.retryAfter ?? 1);
+  if (status === 503) headers[RESPONSE_HEADERS.retryAfter] = String((error.data as { retryAfter?: number } | null)?.retryAfter ?? 1);
   if (status >= 500) return { status, body: { error: MESSAGES[status] ?? MESSAGES[500]! }, headers };
   const message = MESSAGES[status] ?? error.message;
   if (status === 400) return { status, body: { error: message, details: detailsOf(error) }, headers };

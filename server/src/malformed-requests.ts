@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Boom from '@hapi/boom';
 import type { Server } from '@hapi/hapi';
-import type { ErrorBody, ValidationErrorBody } from '@loadfeed/spec';
+import { RESPONSE_HEADERS, type ErrorBody, type ValidationErrorBody } from '@loadfeed/spec';
 import type { Logger } from 'pino';
 
 interface Refusal {
@@ -66,7 +66,7 @@ function rawResponse({ status, reason, body, headers = {} }: Refusal, requestId:
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(json)}`,
     ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    `X-Request-Id: ${requestId}`,
+    `${RESPONSE_HEADERS.requestId}: ${requestId}`,
     'Connection: close',
     '',
     json,
@@ -128,7 +128,7 @@ export function answerMalformedRequests(server: Server, logger: Logger): void {
     const requestId = randomUUID();
     logger.info({ requestId, status: EXPECTATION.status }, 'unmet expectation refused');
     const json = JSON.stringify(EXPECTATION.body);
-    response.writeHead(EXPECTATION.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), 'X-Request-Id': requestId });
+    response.writeHead(EXPECTATION.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), [RESPONSE_HEADERS.requestId]: requestId });
     response.end(json);
   });
 

@@ -1,4 +1,5 @@
-import { checkErrorBody, checkResponse, openApiDocument } from '@loadfeed/spec';
+import { openApiDocument } from '@loadfeed/spec/document';
+import { checkErrorBody, checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { asChecked, startApp, startAppWithKey, type TestApp } from './support/app.js';

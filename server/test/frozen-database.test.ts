@@ -4,7 +4,7 @@
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkResponse } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostedPostgres, type HostedPostgres } from '../src/db/hosted-postgres.js';
 import { asChecked, startAppWithKey, type TestApp } from './support/app.js';

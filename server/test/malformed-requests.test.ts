@@ -1,7 +1,7 @@
 // Requests that never reach a route as hapi sees them still get SPEC §7's error body and a request id,
 // a response in progress on the same connection is not lost, and nothing of their bytes reaches the log.
 import { connect } from 'node:net';
-import { checkErrorBody } from '@loadfeed/spec';
+import { checkErrorBody } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { startAppWithKey, type TestApp } from './support/app.js';

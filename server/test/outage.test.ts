@@ -1,5 +1,5 @@
 import type { ServerInjectResponse } from '@hapi/hapi';
-import { checkResponse } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { startPrimary, type Primary } from '../topology/src/postgres.js';

@@ -1,7 +1,7 @@
 // More requests than the database can take at once: what the server cannot take is answered at once
 // with a 503, SPEC §7's error body and Retry-After, instead of waiting in the pool for a slow 500.
 import type { ServerInjectResponse } from '@hapi/hapi';
-import { checkErrorBody } from '@loadfeed/spec';
+import { checkErrorBody } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from './support/app.js';

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+// @loadfeed/spec/document: the OpenAPI 3.1 document as an object, for what serves or checks it (the
+// server's /openapi.json and reference page, the mock, the validator). It is a module generated from
+// openapi.yaml, so importing it reads no file and parses no YAML, in Node and in a browser alike.
+import generatedDocument from './generated/openapi-document.js';
 
-/** The OpenAPI 3.1 document, parsed once from the openapi.yaml shipped beside this package's code. */
-export const openApiDocument: OpenApiDocument = deepFreeze(
-  parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8')) as OpenApiDocument,
-);
+/** The OpenAPI 3.1 document (openapi.yaml), frozen: every importer shares this one object. */
+export const openApiDocument: OpenApiDocument = deepFreeze(generatedDocument as OpenApiDocument);
 
 /** The parts of the document this package reads; the rest is carried as it is. */
 export interface OpenApiDocument {

@@ -1,12 +1,6 @@
+// @loadfeed/spec: the contract's types and facts, cheap to import. The document itself is
+// `@loadfeed/spec/document`, the response validator (ajv) `@loadfeed/spec/validate` and the query reader
+// (joi) `@loadfeed/spec/query`: only what serves, checks or mocks the API loads them.
 export * from './contract.js';
-export { openApiDocument } from './document.js';
 export type { OpenApiDocument, JsonSchema } from './document.js';
-export {
-  checkLoad,
-  checkLoadPage,
-  checkErrorBody,
-  checkResponse,
-  assertConformingResponse,
-  ContractViolationError,
-} from './validate.js';
 export type { Violation, ResponseToCheck } from './validate.js';

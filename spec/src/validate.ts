@@ -1,10 +1,12 @@
 // The one response validator: JSON Schema 2020-12 from the document's own components, plus the
 // serialization rules a schema alone cannot state (exact date-time shape, createdAt, details on 400 only,
-// the rate headers). The server's tests, the SDK's tests and the conformance kit all use it.
+// the rate headers). The server's tests, the SDK's mock and tests and the conformance kit load it as
+// @loadfeed/spec/validate; nothing that only calls the API pays for ajv.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import {
   DATE_TIME_LOAD_FIELDS,
+  integerHeaderValue,
   RATE_LIMIT_HEADERS,
   RESPONSE_DATE_TIME,
   RETRY_AFTER_HEADER,
@@ -131,7 +133,7 @@ function integerHeaderViolations(headers: ResponseToCheck['headers'], names: rea
   return names.flatMap((name) => {
     const value = header(headers, name);
     if (value === undefined) return [{ path: `header ${name}`, message: 'is missing' }];
-    return /^\d+$/.test(value.trim()) ? [] : [{ path: `header ${name}`, message: `must be an integer (got ${JSON.stringify(value)})` }];
+    return integerHeaderValue(value) !== undefined ? [] : [{ path: `header ${name}`, message: `must be an integer (got ${JSON.stringify(value)})` }];
   });
 }
 

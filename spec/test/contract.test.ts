@@ -9,8 +9,8 @@ import {
   LOAD_STATUSES,
   NULLABLE_LOAD_FIELDS,
   PAGE_SIZE_CEILING,
-  openApiDocument,
 } from '../src/index.js';
+import { openApiDocument } from '../src/document.js';
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 under an independent validator', async () => {

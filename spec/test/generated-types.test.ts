@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations; its output is what the test checks.
-import { generatedPath, readDocument, renderTypes } from '../scripts/generate.mjs';
+import { documentModulePath, factsModulePath, generatedPath, readDocument, renderDocumentModule, renderFactsModule, renderTypes } from '../scripts/generate.mjs';
+import { LOAD_STATUSES, RESPONSE_HEADERS } from '../src/index.js';
 
 describe('generated/schema.d.ts', () => {
   it('is what `npm run generate` makes from openapi.yaml today', async () => {
@@ -26,5 +27,31 @@ describe('generated/schema.d.ts', () => {
       expect(new Set(members).size, union).toBe(members.length);
       expect(members, union).not.toContain('unknown');
     }
+  });
+});
+
+describe('the generated modules (src/generated)', () => {
+  it('are what `npm run generate` makes from openapi.yaml today', async () => {
+    const document = await readDocument();
+    expect(renderDocumentModule(document)).toBe(await readFile(documentModulePath, 'utf8'));
+    expect(renderFactsModule(document)).toBe(await readFile(factsModulePath, 'utf8'));
+  });
+
+  it('stop matching as soon as the document changes a status or a header name', async () => {
+    const committed = await readFile(factsModulePath, 'utf8');
+    const document = await readDocument();
+    document.components.schemas.LoadStatus.enum.push('Archived');
+    expect(renderFactsModule(document)).not.toBe(committed);
+    const renamed = await readDocument();
+    renamed.components.headers['X-Rate-Limit-Left'] = renamed.components.headers['X-RateLimit-Remaining'];
+    delete renamed.components.headers['X-RateLimit-Remaining'];
+    expect(renderFactsModule(renamed)).toContain('"rateLimitLeft":"X-Rate-Limit-Left"');
+    expect(renderFactsModule(renamed)).not.toContain('rateLimitRemaining');
+  });
+
+  it('hold what the document says, read straight from the YAML', async () => {
+    const document = await readDocument();
+    expect(LOAD_STATUSES).toEqual(document.components.schemas.LoadStatus.enum);
+    expect(Object.values(RESPONSE_HEADERS)).toEqual(Object.keys(document.components.headers));
   });
 });

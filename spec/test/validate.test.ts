@@ -4,14 +4,9 @@ import {
   DATE_TIME_LOAD_FIELDS,
   LOAD_FIELDS,
   NULLABLE_LOAD_FIELDS,
-  assertConformingResponse,
-  checkErrorBody,
-  checkLoad,
-  checkLoadPage,
-  checkResponse,
-  ContractViolationError,
   type Load,
 } from '../src/index.js';
+import { assertConformingResponse, checkErrorBody, checkLoad, checkLoadPage, checkResponse, ContractViolationError } from '../src/validate.js';
 import { aLoad, anyLoad } from './load-fixture.js';
 
 const rateHeaders = { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '1795000000' };

@@ -1,4 +1,5 @@
-import { checkErrorBody, RATE_LIMIT_HEADERS } from '@loadfeed/spec';
+import { RATE_LIMIT_HEADERS } from '@loadfeed/spec';
+import { checkErrorBody } from '@loadfeed/spec/validate';
 import { integerHeader } from '../../src/budget.js';
 import type { Exchange } from '../../src/evidence.js';
 import { need, required, verify, warning, type Kit } from '../../src/kit.js';

@@ -1,4 +1,5 @@
-import { checkErrorBody, LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { checkErrorBody } from '@loadfeed/spec/validate';
 import { required, verify, warning } from '../../src/kit.js';
 import { list } from '../../src/rows.js';
 

@@ -1,6 +1,7 @@
 // npm run bench -w @loadfeed/sdk — the SDK's three numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS.
 import { cpu } from './cpu.js';
+import { footprint } from './footprint.js';
 import { memory } from './memory.js';
 import { throughput } from './throughput.js';
 
@@ -16,6 +17,13 @@ const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 if (!(globalThis as { gc?: unknown }).gc) throw new Error('run with node --expose-gc (npm run bench does)');
 
 console.log(`@loadfeed/sdk benchmark — simulated time, mock API at ${LIMIT_PER_MINUTE} requests/min, pageSize ${PAGE_SIZE}\n`);
+
+const sdk = await footprint('@loadfeed/sdk', 15);
+const floor = await footprint('openapi-fetch', 15);
+console.log(
+  `import: @loadfeed/sdk ${fixed(sdk.importMs, 1)} ms vs openapi-fetch alone ${fixed(floor.importMs, 1)} ms (median of 15 fresh processes) -> ratio ${fixed(sdk.importMs / floor.importMs)}; ` +
+    `bundle, minified: ${fixed(sdk.bundleBytes / 1024, 1)} KiB (gzip ${fixed(sdk.gzipBytes / 1024, 1)} KiB) vs ${fixed(floor.bundleBytes / 1024, 1)} KiB (gzip ${fixed(floor.gzipBytes / 1024, 1)} KiB) -> ratio ${fixed(sdk.gzipBytes / floor.gzipBytes)} gzipped`,
+);
 
 // First, while the heap is small: the other parts leave large datasets for the collector.
 const cost = await cpu(cpuRows, 1, PAGE_SIZE, 20);

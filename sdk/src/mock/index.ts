@@ -2,9 +2,9 @@
 // Data API — the 12-month window, filters, order, pagination and clamping, the rate limit and its headers,
 // 400/401/429 with SPEC's bodies — so that sync code can be tested offline, and the dataset can change
 // between two requests to reproduce page skew.
-import { randomUUID } from 'node:crypto';
 import { http, type HttpHandler } from 'msw';
-import { API_KEY_PREFIX, DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, openApiDocument, type Load, type LoadPage } from '@loadfeed/spec';
+import { API_KEY_PREFIX, DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, RESPONSE_HEADERS, type Load, type LoadPage } from '@loadfeed/spec';
+import { openApiDocument } from '@loadfeed/spec/document';
 import { systemClock, type Clock } from '../clock.js';
 import { createDataset, type Dataset, type LoadInput, type StoredLoad, type WriteSummary } from './dataset.js';
 import { parseQuery, type ParsedQuery } from './query.js';
@@ -151,7 +151,8 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
       headers: {
         'Content-Type': 'application/json',
         ...headers,
-        'X-Request-Id': randomUUID(),
+        // Web Crypto, not node:crypto: the mock also runs in a browser (setupWorker).
+        [RESPONSE_HEADERS.requestId]: crypto.randomUUID(),
         Date: new Date(serverNow()).toUTCString(),
       },
     });

@@ -1,7 +1,7 @@
 // The rolling 60-second window per key, with the headers DECISIONS.md describes: Remaining counts this
 // request, Reset is when the oldest counted request leaves (rounded up to a second), Retry-After on a
 // refusal is whole seconds, at least 1, until a request is admitted. A refused request is not counted.
-import { RATE_WINDOW_MS } from '@loadfeed/spec';
+import { RATE_WINDOW_MS, RESPONSE_HEADERS } from '@loadfeed/spec';
 
 export interface RateDecision {
   admitted: boolean;
@@ -19,13 +19,13 @@ export function createRateWindow() {
       if (admitted) times.push(now);
       const oldest = times[0];
       const headers: Record<string, string> = {
-        'X-RateLimit-Limit': String(limit),
-        'X-RateLimit-Remaining': String(Math.max(0, limit - times.length)),
-        'X-RateLimit-Reset': String(Math.ceil((oldest === undefined ? now : oldest + RATE_WINDOW_MS) / 1000)),
+        [RESPONSE_HEADERS.rateLimitLimit]: String(limit),
+        [RESPONSE_HEADERS.rateLimitRemaining]: String(Math.max(0, limit - times.length)),
+        [RESPONSE_HEADERS.rateLimitReset]: String(Math.ceil((oldest === undefined ? now : oldest + RATE_WINDOW_MS) / 1000)),
       };
       if (!admitted) {
         const admitsAt = times[times.length - limit]! + RATE_WINDOW_MS;
-        headers['Retry-After'] = String(Math.max(1, Math.ceil((admitsAt - now) / 1000)));
+        headers[RESPONSE_HEADERS.retryAfter] = String(Math.max(1, Math.ceil((admitsAt - now) / 1000)));
       }
       return { admitted, headers };
     },

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
-import { checkResponse, type Load, type Violation } from '@loadfeed/spec';
+import { type Load, type Violation } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll } from 'vitest';
 import { createClient, type ClientOptions, type LoadfeedClient } from '../../src/index.js';
 

@@ -1,6 +1,7 @@
 // The mock is only worth testing against if it answers like the real thing: the same dataset and the
 // same sequence of requests give the same statuses, headers and bodies (timestamps aside).
-import { checkResponse, type Load, type LoadPage } from '@loadfeed/spec';
+import { type Load, type LoadPage } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { describe, expect, it } from 'vitest';
 import { createMockApi } from '../../src/mock/index.js';
 import { loadInput, loadInputs } from '../helpers.js';

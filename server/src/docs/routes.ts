@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
-import { OPENAPI_PATH, openApiDocument } from '@loadfeed/spec';
+import { OPENAPI_PATH } from '@loadfeed/spec';
+import { openApiDocument } from '@loadfeed/spec/document';
 
 export const DOCS_PATH = '/api/v1/docs';
 

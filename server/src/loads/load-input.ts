@@ -2,7 +2,8 @@
 // null. Checked field by field against the contract's own schema (types, patterns, statuses), so that
 // nothing the API could not serve gets in.
 import Joi from 'joi';
-import { LOAD_STATUSES, openApiDocument, type Load } from '@loadfeed/spec';
+import { LOAD_STATUSES, type Load } from '@loadfeed/spec';
+import { openApiDocument } from '@loadfeed/spec/document';
 import { SERVER_KEPT_FIELD, sqlTypeOf, WRITABLE_LOAD_FIELDS, type WritableLoadField } from './columns.js';
 import { parseInstant, toSqlTimestamp } from '@loadfeed/spec/query';
 

@@ -2,7 +2,8 @@
 // names the reference server as `npm start` runs it locally; the one served names the server the request
 // reached (its scheme and Host), so that a client generated from it calls this server, on this port.
 import type { Request, ServerRoute } from '@hapi/hapi';
-import { OPENAPI_PATH, openApiDocument } from '@loadfeed/spec';
+import { OPENAPI_PATH } from '@loadfeed/spec';
+import { openApiDocument } from '@loadfeed/spec/document';
 
 /** A Host header worth echoing: a DNS name, an IPv4 address or a bracketed IPv6 one, and a port. */
 const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;

@@ -1,7 +1,7 @@
 // The rolling 60-second window of a key, counted in PostgreSQL (count_rate_limited_request in
 // migrations/0003_rate-limit.sql, called by admit_request in 0007) so that every instance of the server
 // shares it; here the counted window becomes what the rate headers say.
-import { RATE_WINDOW_MS } from '@loadfeed/spec';
+import { RATE_WINDOW_MS, RESPONSE_HEADERS } from '@loadfeed/spec';
 
 export interface RateDecision {
   admitted: boolean;
@@ -41,10 +41,10 @@ export function decisionOf(row: WindowRow, limit: number, now: Date): RateDecisi
 /** The headers DECISIONS.md puts on 200, 400 and 429 responses. */
 export function rateHeaders(decision: RateDecision): Record<string, string> {
   const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetAt),
+    [RESPONSE_HEADERS.rateLimitLimit]: String(decision.limit),
+    [RESPONSE_HEADERS.rateLimitRemaining]: String(decision.remaining),
+    [RESPONSE_HEADERS.rateLimitReset]: String(decision.resetAt),
   };
-  if (decision.retryAfter !== undefined) headers['Retry-After'] = String(decision.retryAfter);
+  if (decision.retryAfter !== undefined) headers[RESPONSE_HEADERS.retryAfter] = String(decision.retryAfter);
   return headers;
 }

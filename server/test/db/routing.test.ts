@@ -2,7 +2,7 @@
 // pg_basebackup): a page comes from the standby only when the standby has replayed everything its
 // horizon covers, and faults of either database reach no client except as SPEC's 500.
 import type pg from 'pg';
-import { checkResponse } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimary, type Primary, type Standby } from '../../topology/src/postgres.js';
 import { databaseName, ReadRouter } from '../../src/db/routing.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { checkResponse, LIST_LOADS_PARAMETERS } from '@loadfeed/spec';
+import { LIST_LOADS_PARAMETERS } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, asChecked, startAppWithKey, type TestApp } from '../support/app.js';

@@ -1,4 +1,5 @@
-import { checkResponse, LOAD_FIELDS, type LoadPage } from '@loadfeed/spec';
+import { LOAD_FIELDS, type LoadPage } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, asChecked, startApp, testClock, type TestApp } from '../support/app.js';

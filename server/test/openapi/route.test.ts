@@ -1,6 +1,7 @@
 // The served contract names the server that served it, whatever port or name it was reached on.
 import Hapi from '@hapi/hapi';
-import { OPENAPI_PATH, openApiDocument } from '@loadfeed/spec';
+import { OPENAPI_PATH } from '@loadfeed/spec';
+import { openApiDocument } from '@loadfeed/spec/document';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openApiRoute } from '../../src/openapi/route.js';
 

@@ -1,4 +1,4 @@
-import { checkResponse } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import type { ServerInjectResponse } from '@hapi/hapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';

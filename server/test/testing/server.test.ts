@@ -1,4 +1,4 @@
-import { checkResponse } from '@loadfeed/spec';
+import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
