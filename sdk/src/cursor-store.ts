@@ -1,7 +1,7 @@
 // Where a sync keeps its cursor between runs: in memory, in a file (written atomically, so a crash
 // mid-write leaves the previous cursor, never half of one), or anything with load() and save().
-import { readFile } from 'node:fs/promises';
-import { replaceFileWithLines } from './atomic-file.js';
+// The file store loads Node's file system when it is used, not when the SDK is imported: the client and
+// the memory store also run in a browser.
 
 export interface CursorStore {
   /** The last saved cursor (an updatedAt date-time), or undefined before the first sync. */
@@ -29,6 +29,7 @@ interface CursorFile {
 export function fileCursorStore(path: string): CursorStore {
   return {
     async load() {
+      const { readFile } = await import('node:fs/promises');
       let text: string;
       try {
         text = await readFile(path, 'utf8');
@@ -41,6 +42,7 @@ export function fileCursorStore(path: string): CursorStore {
       return parsed.cursor;
     },
     async save(cursor) {
+      const { replaceFileWithLines } = await import('./atomic-file.js');
       await replaceFileWithLines(path, [JSON.stringify({ cursor } satisfies CursorFile)]);
     },
   };

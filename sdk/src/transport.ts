@@ -67,11 +67,16 @@ export function wholeResponses(fetch: (request: Request) => Promise<Response>): 
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw connectionFailure(request.url, 'json', error, Buffer.byteLength(text));
+      throw connectionFailure(request.url, 'json', error, utf8Length(text));
     }
     return new ReadResponse(text, init, { parsed });
   };
 }
+
+const encoder = new TextEncoder();
+/** A text's length in UTF-8 bytes: Node's Buffer counts without copying; a browser has only TextEncoder. */
+const utf8Length: (text: string) => number =
+  typeof Buffer === 'function' ? (text) => Buffer.byteLength(text) : (text) => encoder.encode(text).byteLength;
 
 /**
  * A response read whole within its attempt, whose body can be read again any number of times. It hands
@@ -87,7 +92,7 @@ class ReadResponse extends Response {
   constructor(text: string, init: ResponseInit & { headers: Headers }, json: { parsed: unknown } | undefined) {
     const headers = new Headers(init.headers);
     // openapi-fetch calls json() when a Content-Length is present, and text() + JSON.parse otherwise.
-    headers.set('content-length', String(Buffer.byteLength(text)));
+    headers.set('content-length', String(utf8Length(text)));
     super(null, { ...init, headers });
     this.#text = text;
     this.#json = json;
