@@ -1,9 +1,9 @@
 // Sends the kit's requests through Playwright's APIRequestContext: paced by the budget, answered from the
 // run's log when the same request was already made, recorded as evidence and validated against the contract.
 import type { APIRequestContext } from '@playwright/test';
-import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, RATE_WINDOW_MS } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
-import { retryAfterSeconds, waitBeforeSending } from './budget.js';
+import { LONGEST_WAIT_MS, retryAfterSeconds, waitBeforeSending } from './budget.js';
 import { excerpt, maskAuthorization, type Credential, type Exchange, type ExchangeLog } from './evidence.js';
 import type { KeyLabel, KitOptions } from './options.js';
 
@@ -106,7 +106,7 @@ export function createSender(context: APIRequestContext, options: KitOptions, lo
         // The pacing met the limit (another client shares the key, or the deployment counts differently):
         // wait as told and send once more, and the budget reports the 429 as unexpected.
         onExchange(exchange);
-        await sleep(Math.min(retryAfterSeconds(exchange) ?? 60, 61) * 1000);
+        await sleep(Math.min((retryAfterSeconds(exchange) ?? RATE_WINDOW_MS / 1000) * 1000, LONGEST_WAIT_MS));
         exchange = record(await transmit(request.path, method, request.authorization), sendOptions.note);
       }
       onExchange(exchange);

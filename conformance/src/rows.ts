@@ -1,13 +1,11 @@
 // Small facts about rows that several checks compute: the 12-month window, dates, frequencies.
-import type { Load } from '@loadfeed/spec';
+import { feedWindowStart, type Load } from '@loadfeed/spec';
 
 const DAY_MS = 86_400_000;
 
-/** The earliest scheduled pickup inside the feed (SPEC §1): 12 months before now, UTC, a day's slack for zones. */
+/** The earliest scheduled pickup inside the feed (SPEC §1, DECISIONS.md's day), with a day's slack for a deployment that draws the line in its own time zone. */
 export function windowStart(now: number): number {
-  const start = new Date(now);
-  start.setUTCFullYear(start.getUTCFullYear() - 1);
-  return start.getTime() - DAY_MS;
+  return feedWindowStart(new Date(now)).getTime() - DAY_MS;
 }
 
 export function time(value: string | null): number | undefined {

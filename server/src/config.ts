@@ -2,7 +2,7 @@
 // kept here, so that a wrong value stops the start with a message naming it.
 import { resolve } from 'node:path';
 import Joi from 'joi';
-import { DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import type { PoolOptions } from './db/pool.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -83,7 +83,7 @@ const schema = Joi.object({
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(DEFAULT_RATE_LIMIT).messages({
     '*': 'RATE_LIMIT_PER_MINUTE must be a whole number of at least 1 (got {{#value}})',
   }),
-  MAX_PAGE_SIZE: Joi.number().integer().min(1).max(PAGE_SIZE_CEILING).default(100).messages({
+  MAX_PAGE_SIZE: Joi.number().integer().min(1).max(PAGE_SIZE_CEILING).default(DEFAULT_MAX_PAGE_SIZE).messages({
     '*': `MAX_PAGE_SIZE must be a whole number from 1 to ${PAGE_SIZE_CEILING} (got {{#value}})`,
   }),
   LOG_LEVEL: Joi.string()

@@ -17,4 +17,4 @@ export {
   type ImportProblem,
   type NumberedRow,
 } from './loads/import.js';
-export type { LoadInput } from './loads/load-input.js';
+export type { LoadInput } from '@loadfeed/spec';

@@ -12,6 +12,8 @@ export type ErrorBody = components['schemas']['ErrorBody'];
 export type ValidationErrorBody = components['schemas']['ValidationErrorBody'];
 export type ListLoadsQuery = NonNullable<operations['listLoads']['parameters']['query']>;
 export type LoadField = keyof Load;
+/** What a writer gives for one load (an import's line, the mock's upsert): loadNumber and status, the rest optional, never updatedAt. */
+export type LoadInput = Pick<Load, 'loadNumber' | 'status'> & Partial<Omit<Load, 'loadNumber' | 'status' | 'updatedAt'>>;
 
 export const LIST_LOADS_PATH = '/api/v1/loads';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -41,6 +43,8 @@ export const DEFAULT_PAGE: number = facts.DEFAULT_PAGE;
 export const DEFAULT_PAGE_SIZE: number = facts.DEFAULT_PAGE_SIZE;
 /** The largest page size any deployment may echo; a server's own maximum may be lower. */
 export const PAGE_SIZE_CEILING: number = facts.PAGE_SIZE_CEILING;
+/** The reference server's maximum page size unless its operator sets another, and the mock's (DECISIONS.md). */
+export const DEFAULT_MAX_PAGE_SIZE = 100;
 
 /** The response headers the contract names, as it spells them (components.headers). */
 export const RESPONSE_HEADERS = facts.RESPONSE_HEADERS;

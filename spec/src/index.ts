@@ -2,5 +2,6 @@
 // `@loadfeed/spec/document`, the response validator (ajv) `@loadfeed/spec/validate` and the query reader
 // (joi) `@loadfeed/spec/query`: only what serves, checks or mocks the API loads them.
 export * from './contract.js';
+export { feedWindowStart } from './feed-window.js';
 export type { OpenApiDocument, JsonSchema } from './document.js';
 export type { Violation, ResponseToCheck } from './validate.js';

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,6 +10,7 @@ import {
   LOAD_STATUSES,
   NULLABLE_LOAD_FIELDS,
   PAGE_SIZE_CEILING,
+  integerHeaderValue,
 } from '../src/index.js';
 import { openApiDocument } from '../src/document.js';
 
@@ -60,5 +62,22 @@ describe('names and numbers derived from the document', () => {
       'Delivered', 'Claims', 'PenApp', 'Completed', 'OnHold', 'Cancelled',
     ]);
     expect([DEFAULT_PAGE, DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING]).toEqual([1, 100, 1000]);
+  });
+});
+
+describe('integerHeaderValue: the one reader of the integer headers', () => {
+  it('reads digits, with the spaces HTTP allows around a value', () => {
+    expect(integerHeaderValue('10')).toBe(10);
+    expect(integerHeaderValue(' 0 ')).toBe(0);
+  });
+
+  it('reads nothing from a missing header or anything but digits', () => {
+    for (const value of [null, undefined, '', ' ', '-1', '1.5', '1e3', '0x10', '10s', 'ten', '+1']) {
+      expect(integerHeaderValue(value), String(value)).toBeUndefined();
+    }
+  });
+
+  it('gives back every non-negative integer it is handed as text', () => {
+    fc.assert(fc.property(fc.nat(), (value) => integerHeaderValue(String(value)) === value));
   });
 });

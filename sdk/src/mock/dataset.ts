@@ -1,11 +1,8 @@
 // The mock's loads: kept in the API's order (updatedAt, then insertion id) with the rules the real
 // database keeps — a write that changes no value leaves updatedAt alone, and one write stamps every row
 // it inserts or changes with one updatedAt, later than any before it.
-import { LOAD_FIELDS, NULLABLE_LOAD_FIELDS, type Load } from '@loadfeed/spec';
+import { LOAD_FIELDS, NULLABLE_LOAD_FIELDS, type Load, type LoadInput } from '@loadfeed/spec';
 import { checkLoad } from '@loadfeed/spec/validate';
-
-/** A load as operators import it: API field names, no updatedAt; a nullable field left out is null. */
-export type LoadInput = Pick<Load, 'loadNumber' | 'status'> & Partial<Omit<Load, 'loadNumber' | 'status' | 'updatedAt'>>;
 
 export interface WriteSummary {
   inserted: number;

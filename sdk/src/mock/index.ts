@@ -3,16 +3,17 @@
 // 400/401/429 with SPEC's bodies — so that sync code can be tested offline, and the dataset can change
 // between two requests to reproduce page skew.
 import { http, type HttpHandler } from 'msw';
-import { API_KEY_PREFIX, DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, OPENAPI_PATH, RESPONSE_HEADERS, type Load, type LoadPage } from '@loadfeed/spec';
+import { API_KEY_PREFIX, DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, feedWindowStart, LIST_LOADS_PATH, OPENAPI_PATH, RESPONSE_HEADERS, type Load, type LoadInput, type LoadPage } from '@loadfeed/spec';
 import { openApiDocument } from '@loadfeed/spec/document';
 import { systemClock, type Clock } from '../clock.js';
-import { createDataset, type Dataset, type LoadInput, type StoredLoad, type WriteSummary } from './dataset.js';
+import { createDataset, type Dataset, type StoredLoad, type WriteSummary } from './dataset.js';
 import { parseQuery, type ParsedQuery } from './query.js';
 import { createRateWindow } from './rate-window.js';
 
 export { createSimulatedClock } from './simulated-clock.js';
 export type { SimulatedClock, SimulatedClockOptions } from './simulated-clock.js';
-export type { LoadInput, WriteSummary } from './dataset.js';
+export type { WriteSummary } from './dataset.js';
+export type { LoadInput } from '@loadfeed/spec';
 
 export const MOCK_BASE_URL = 'https://api.loadfeed.test';
 export const MOCK_API_KEY = `${API_KEY_PREFIX}mockmockmockmockmockmockmockmock`;
@@ -51,15 +52,6 @@ export interface MockApi {
   serverNow(): number;
   /** Requests answered, and how many of them were 429s. */
   readonly stats: { requests: number; rateLimited: number };
-}
-
-/** The start of the 12-month window (DECISIONS.md): today (UTC) minus 12 months, day clamped to the month. */
-function windowStart(serverNow: number): number {
-  const today = new Date(serverNow);
-  const year = today.getUTCFullYear() - 1;
-  const month = today.getUTCMonth();
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return Date.UTC(year, month, Math.min(today.getUTCDate(), lastDay));
 }
 
 function firstAtOrAfter(rows: readonly StoredLoad[], instant: number): number {
@@ -101,8 +93,8 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
   const offset = options.serverClockOffsetMs ?? 0;
   const serverNow = () => clock.now() + offset;
   const keys = options.keys ?? { [MOCK_API_KEY]: {} };
-  const defaultLimit = options.rateLimitPerMinute ?? 10;
-  const maxPageSize = options.maxPageSize ?? DEFAULT_PAGE_SIZE;
+  const defaultLimit = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT;
+  const maxPageSize = options.maxPageSize ?? DEFAULT_MAX_PAGE_SIZE;
   const dataset: Dataset = createDataset(serverNow);
   const rateWindow = createRateWindow();
   const stats = { requests: 0, rateLimited: 0 };
@@ -112,7 +104,7 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
   // The rows inside the window, rebuilt only when the data or the day changes.
   let visible: { version: number; start: number; rows: StoredLoad[] } | undefined;
   function visibleRows(): StoredLoad[] {
-    const start = windowStart(serverNow());
+    const start = feedWindowStart(new Date(serverNow())).getTime();
     if (!visible || visible.version !== dataset.version || visible.start !== start) {
       const rows = dataset.ordered().filter((row) => {
         const pickup = row.load.scheduledPickupDate;

@@ -7,9 +7,6 @@ import { openApiDocument } from '@loadfeed/spec/document';
 import { SERVER_KEPT_FIELD, sqlTypeOf, WRITABLE_LOAD_FIELDS, type WritableLoadField } from './columns.js';
 import { parseInstant, toSqlTimestamp } from '@loadfeed/spec/query';
 
-/** What `importLoads` takes per row. */
-export type LoadInput = Pick<Load, 'loadNumber' | 'status'> & Partial<Omit<Load, 'loadNumber' | 'status' | 'updatedAt'>>;
-
 /** A validated row: every writable field present, date-times normalised to milliseconds and Z. */
 export type LoadRecord = { [Field in WritableLoadField]: Load[Field] };
 

@@ -8,7 +8,7 @@ import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedWindowStart } from '../../src/loads/feed-window.js';
 import { COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
-import type { LoadInput } from '../../src/loads/load-input.js';
+import type { LoadInput } from '@loadfeed/spec';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { asChecked, startApp, testClock, type TestApp } from '../support/app.js';
 

@@ -10,7 +10,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/keys/keys.js';
 import { importLoads } from '../../src/loads/import.js';
-import type { LoadInput } from '../../src/loads/load-input.js';
+import type { LoadInput } from '@loadfeed/spec';
 import { createLogger } from '../../src/logging.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
 

@@ -1,0 +1,11 @@
+// The feed's horizon (SPEC §1, DECISIONS.md): loads scheduled to pick up on or after today (UTC) minus
+// 12 months. The server passes it to SQL as a bound parameter, the mock filters by it and the kit allows
+// for it, so all three draw the line on the same day.
+
+/** The first instant inside the window on `now`'s day; a day past a short month's end clamps to it. */
+export function feedWindowStart(now: Date): Date {
+  const year = now.getUTCFullYear() - 1;
+  const month = now.getUTCMonth();
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(year, month, Math.min(now.getUTCDate(), lastDay)));
+}
