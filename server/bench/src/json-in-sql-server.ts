@@ -4,11 +4,10 @@
 // nothing (PostgREST counts only when asked), keeps no rate limit and no settled horizon: the least work
 // that serves the same rows.
 import { createServer, type ServerResponse } from 'node:http';
-import { LIST_LOADS_PATH, LOAD_FIELDS } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, LOAD_FIELDS, feedWindowStart } from '@loadfeed/spec';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { columnOf, sqlTypeOf } from '../../dist/loads/columns.js';
 import { createPool } from '../../dist/db/pool.js';
-import { feedWindowStart } from '../../dist/loads/feed-window.js';
 import { BASELINE_KEY_SQL } from './baseline-queries.js';
 
 const databaseUrl = process.env.DATABASE_URL;

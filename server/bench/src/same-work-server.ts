@@ -3,11 +3,10 @@
 // settled horizon; then loads/list.ts's page, with its count kept the same way). What is left between the
 // two is hapi, validation, logging and the rest of what a product server does around its statements.
 import { createServer, type ServerResponse } from 'node:http';
-import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH } from '@loadfeed/spec';
+import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import { admitRequest } from '../../dist/auth/admission.js';
 import { createPool } from '../../dist/db/pool.js';
 import { CountCache } from '../../dist/loads/count-cache.js';
-import { feedWindowStart } from '../../dist/loads/feed-window.js';
 import { listLoads } from '../../dist/loads/list.js';
 
 const databaseUrl = process.env.DATABASE_URL;

@@ -1,10 +1,9 @@
 // The first-start experience of an embedded database: a demo customer with realistic loads and a key,
 // and the lines that show a new user how to call the feed at once.
-import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import type pg from 'pg';
 import { addCustomer, listCustomers } from '../customers/customers.js';
 import { createKey } from '../keys/keys.js';
-import { feedWindowStart } from '../loads/feed-window.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { asOfDay } from './seed.js';
 

@@ -114,7 +114,7 @@ export interface PageStatement {
 /** Whose feed, and which part of it every statement reads. */
 export interface FeedScope {
   customerId: string;
-  /** The 12-month window's start (feed-window.ts). */
+  /** The 12-month window's start (feedWindowStart, @loadfeed/spec). */
   windowStart: Date;
   /** The settled horizon (ISO, milliseconds): only rows stamped at or before it are read. */
   settledThrough: string;

@@ -3,7 +3,7 @@
 // the server cannot take at once gets a 503 before all of these (admission.ts).
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
-import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER, feedWindowStart } from '@loadfeed/spec';
 import type pg from 'pg';
 import { databaseAdmission, type AdmissionOptions } from '../admission.js';
 import type { Clock } from '../clock.js';
@@ -12,7 +12,6 @@ import { AUTH_SCHEME } from '../auth/scheme.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { rateLimitStep } from '../rate-limit/step.js';
 import { CountCache } from './count-cache.js';
-import { feedWindowStart } from './feed-window.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';
 

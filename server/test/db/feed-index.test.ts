@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
-import { feedWindowStart } from '../../src/loads/feed-window.js';
 import { LIST_LOADS_SQL, listLoadsParameters } from '../../src/loads/list.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
 import { acmeId, planNodes, seedPlannerSizedFeed } from '../support/plans.js';
+import { feedWindowStart } from '@loadfeed/spec';
 
 describe('the feed index', () => {
   const database = useTestDatabase();

@@ -2,11 +2,11 @@
 // backward, skipping only the rows after the page, so the deepest page costs what page 1 costs.
 // (oracle.test.ts holds every page, either way, to the oracle.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { feedWindowStart } from '../../src/loads/feed-window.js';
 import { LIST_LOADS_FROM_END_SQL, LIST_LOADS_UNCOUNTED_SQL, pageStatement } from '../../src/loads/list.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
 import { acmeId, planNodes, seedPlannerSizedFeed } from '../support/plans.js';
+import { feedWindowStart } from '@loadfeed/spec';
 
 /** Where the page starts and ends, counted from the end, for a feed of `total` rows. */
 function readOf(total: number, page: number, pageSize: number): { sql: string; skipped?: unknown; rows?: unknown } {

@@ -3,10 +3,9 @@
 // any other customer. Pages read in any order, from the start or from the end, with the count kept,
 // stale or not yet taken, must each be the oracle's page, byte for byte.
 import fc from 'fast-check';
-import { LOAD_FIELDS, LOAD_STATUSES, type Load, type LoadPage, type LoadStatus } from '@loadfeed/spec';
+import { LOAD_FIELDS, LOAD_STATUSES, type Load, type LoadPage, type LoadStatus, feedWindowStart } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { feedWindowStart } from '../../src/loads/feed-window.js';
 import { COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
 import type { LoadInput } from '@loadfeed/spec';
 import { useTestDatabase } from '../../src/testing/vitest.js';
