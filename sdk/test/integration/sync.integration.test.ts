@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fileCursorStore, syncLoads, type LoadRow, type SyncStrategy } from '../../src/index.js';
 import { createCopy, loadInput, loadInputs } from '../helpers.js';
 import { useTestServer, type Customer } from './fixture.js';
@@ -33,8 +33,10 @@ async function midSweepChange(strategy: SyncStrategy, layout: 'distinct' | 'one 
   if (layout === 'one write') await kit.server.importLoads(customer.code, loadInputs(30));
   else await importOneByOne(customer, 30);
   // The server's Date header has whole seconds, so the sweep's start on its clock is known to a second:
-  // rows older than that are the ones the re-query from the sweep start cannot bring back.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  // the sweep starts once that second is past every row's stamp, so that the re-query from the sweep start
+  // could only bring back the row changed mid-sweep.
+  const latest = Math.max(...(await customer.served()).map((load) => Date.parse(load.updatedAt)));
+  await vi.waitUntil(() => Math.floor(Date.now() / 1000) * 1000 > latest, { timeout: 5_000, interval: 20 });
   const client = customer.client({
     fetch: interleaved(async (request) => {
       if (request === 2) await kit.server.importLoads(customer.code, [loadInput(1, { status: 'Cancelled' })]);
