@@ -3,10 +3,9 @@
 // the window (./baseline-queries.ts), on the same tables and indexes as the reference server, with the
 // same pool settings and the same serialization, so that the comparison is about the queries and the stack.
 import { createServer, type ServerResponse } from 'node:http';
-import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { createPool } from '../../dist/db/pool.js';
-import { feedWindowStart } from '../../dist/loads/feed-window.js';
 import { serializeLoad, type LoadRow } from './node-serialize.js';
 import { BASELINE_COUNT_SQL, BASELINE_KEY_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
 

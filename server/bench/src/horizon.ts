@@ -16,10 +16,10 @@ import { hashKey } from '../../dist/auth/key-format.js';
 import { createPool } from '../../dist/db/pool.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { createKey } from '../../dist/keys/keys.js';
-import { feedWindowStart } from '../../dist/loads/feed-window.js';
 import { COUNT_LOADS_SQL, matchingParameters, pageStatement } from '../../dist/loads/list.js';
 import { seedDatabase } from '../../dist/seed/seed.js';
 import { openBenchDatabase } from './database.js';
+import { feedWindowStart } from '@loadfeed/spec';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

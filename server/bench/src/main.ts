@@ -6,10 +6,9 @@
 // BENCH_SWEEP_STRIDE (5: every 5th page of the sweep is timed).
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { LIST_LOADS_PATH } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/keys/keys.js';
-import { feedWindowStart } from '../../dist/loads/feed-window.js';
 import { LIST_LOADS_SQL, listLoadsParameters, pageStatement } from '../../dist/loads/list.js';
 import { authAndRateLimitCost } from './auth-cost.js';
 import { BASELINE_COUNT_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
