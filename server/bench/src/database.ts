@@ -31,17 +31,19 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDa
   return { url: await ensureDatabase(embedded.url), where: `embedded PostgreSQL in ${EMBEDDED_DIR}`, stop: embedded.stop };
 }
 
-async function ensureDatabase(serverUrl: string): Promise<string> {
+/** The URL of database `name` on the server `serverUrl` points at, created if it is not there. */
+export async function ensureDatabase(serverUrl: string, name: string = DATABASE_NAME): Promise<string> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1::text', [DATABASE_NAME]);
-    if (rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE_NAME}`);
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1::text', [name]);
+    // A name of the benchmark's own (letters and underscores), not input: quoted as an identifier anyway.
+    if (rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
   } finally {
     await client.end();
   }
   const url = new URL(serverUrl);
-  url.pathname = `/${DATABASE_NAME}`;
+  url.pathname = `/${name}`;
   return url.toString();
 }
 

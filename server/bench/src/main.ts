@@ -3,7 +3,8 @@
 //
 // Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL/DATABASE_URL's server, else embedded),
 // BENCH_SECONDS (8 per measured run), BENCH_ROUNDS (3 alternating rounds per server and page),
-// BENCH_SWEEP_STRIDE (5: every 5th page of the sweep is timed).
+// BENCH_SWEEP_STRIDE (5: every 5th page of the sweep is timed), BENCH_BEFORE_REV (the earlier server the
+// issue's "today's ours" targets compare with, built from git: before.ts; `none` leaves it out).
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
@@ -11,6 +12,7 @@ import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/keys/keys.js';
 import { LIST_LOADS_SQL, listLoadsParameters, pageStatement } from '../../dist/loads/list.js';
 import { authAndRateLimitCost } from './auth-cost.js';
+import { DEFAULT_BEFORE_REVISION, prepareBefore } from './before.js';
 import { BASELINE_COUNT_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
 import { BENCH_DATA, MEASURED_CUSTOMER, openBenchDatabase, prepareData } from './database.js';
 import { CONNECTIONS, measureLoad, medianResult, type LoadResult } from './load.js';
@@ -27,18 +29,18 @@ const BASELINE = fileURLToPath(new URL('./baseline-server.js', import.meta.url))
 const SAME_WORK = fileURLToPath(new URL('./same-work-server.js', import.meta.url));
 const JSON_IN_SQL = fileURLToPath(new URL('./json-in-sql-server.js', import.meta.url));
 
-/** The servers measured, one at a time, in alternating rounds; ratios are against ours. */
-const SERVERS = [
-  { name: 'ours', script: CLI, args: ['start'] },
-  { name: 'same work', script: SAME_WORK, args: [] },
-  { name: 'JSON in SQL', script: JSON_IN_SQL, args: [] },
-  { name: 'baseline', script: BASELINE, args: [] },
-] as const;
-type ServerName = (typeof SERVERS)[number]['name'];
+interface MeasuredServer {
+  name: string;
+  script: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  key: string;
+}
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const stride = Number(process.env.BENCH_SWEEP_STRIDE ?? 5);
+const beforeRevision = process.env.BENCH_BEFORE_REV ?? DEFAULT_BEFORE_REVISION;
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 const database = await openBenchDatabase(process.env);
@@ -53,10 +55,21 @@ try {
   const deepestPage = Math.ceil(inWindow / PAGE_SIZE);
   const { rows: version } = await pool.query<{ server_version: string }>('SHOW server_version');
   const env = { DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn', MAX_PAGE_SIZE: String(PAGE_SIZE) };
+  const before = beforeRevision === 'none' ? undefined : await prepareBefore(beforeRevision, database.url, UNLIMITED, log);
+  /** The servers measured, one at a time, in alternating rounds; ratios are against ours. */
+  const SERVERS: MeasuredServer[] = [
+    { name: 'ours', script: CLI, args: ['start'], env, key },
+    ...(before ? [{ name: 'before', script: before.cli, args: ['start'], env: { ...env, DATABASE_URL: before.databaseUrl }, key: before.key }] : []),
+    { name: 'same work', script: SAME_WORK, args: [], env, key },
+    { name: 'JSON in SQL', script: JSON_IN_SQL, args: [], env, key },
+    { name: 'baseline', script: BASELINE, args: [], env, key },
+  ];
+  type ServerName = string;
 
   log('loadfeed server benchmark');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start); PostgreSQL ${version[0]!.server_version}, ${database.where}`);
   log(`  data: ${BENCH_DATA.loads} loads, ${BENCH_DATA.customers} customers; measured customer ${MEASURED_CUSTOMER}: ${inWindow} loads in the window = ${deepestPage} pages of ${PAGE_SIZE}`);
+  if (before) log(`  before: the server at ${before.revision} (the issue's "today's ours"), built from git, on a database of its own seeded by its own code`);
   log(`  load: autocannon, ${CONNECTIONS} connections, ${seconds} s per run after a 2 s warm-up, median of ${ROUNDS} alternating rounds; ours logs at warn; one server runs at a time`);
   log();
 
@@ -68,18 +81,18 @@ try {
     // Rounds alternate between the servers, so that a burst of other work on the shared machine does
     // not fall on one side only; each figure is the median of its rounds.
     for (let round = 0; round < ROUNDS; round++) {
-      for (const { name, script, args } of SERVERS) {
-        const server = await startServerProcess(script, [...args], env);
+      for (const { name, script, args, env: serverEnv, key: serverKey } of SERVERS) {
+        const server = await startServerProcess(script, [...args], serverEnv);
         try {
-          const result = await measureLoad(`${server.baseUrl}${path}`, key, { server: server.cpuMs, database: postgresCpuMs }, { seconds, warmupSeconds: 2 });
+          const result = await measureLoad(`${server.baseUrl}${path}`, serverKey, { server: server.cpuMs, database: postgresCpuMs }, { seconds, warmupSeconds: 2 });
           if (result.failures > 0) log(`  warning: ${name} had ${result.failures} failed requests at ${label}`);
-          rounds[name].push(result);
+          rounds[name]!.push(result);
         } finally {
           await server.stop();
         }
       }
     }
-    results[label] = Object.fromEntries(SERVERS.map(({ name }) => [name, medianResult(rounds[name])])) as Record<ServerName, LoadResult>;
+    results[label] = Object.fromEntries(SERVERS.map(({ name }) => [name, medianResult(rounds[name]!)])) as Record<ServerName, LoadResult>;
   }
 
   // Our server counts with the first page and keeps the count while the customer's feed version stays
@@ -103,8 +116,8 @@ try {
   const steps = await authAndRateLimitCost(pool, key, AUTH_ITERATIONS);
 
   const names = SERVERS.map(({ name }) => name);
-  const widths = [32, 12, 12, 12, 12, 16];
-  log(row(['', ...names, 'ours / same work'], widths));
+  const widths = [32, ...names.map(() => 12), 16, 14];
+  log(row(['', ...names, 'ours / same work', 'ours / before'], widths));
   const figures: [string, (result: LoadResult) => number][] = [
     ['requests/s', (result) => result.requestsPerSecond],
     ['p50 ms', (result) => result.p50Ms],
@@ -115,7 +128,8 @@ try {
   ];
   for (const [label, measured] of Object.entries(results)) {
     for (const [figure, pick] of figures) {
-      log(row([`${label}: ${figure}`, ...names.map((name) => pick(measured[name])), pick(measured.ours) / pick(measured['same work'])], widths));
+      const againstBefore = measured.before ? pick(measured.ours!) / pick(measured.before) : Number.NaN;
+      log(row([`${label}: ${figure}`, ...names.map((name) => pick(measured[name]!)), pick(measured.ours!) / pick(measured['same work']!), againstBefore], widths));
     }
   }
   log();
@@ -132,14 +146,22 @@ try {
   log();
 
   const [first, deepest] = Object.values(results) as [Record<ServerName, LoadResult>, Record<ServerName, LoadResult>];
-  const rate = (result: LoadResult) => result.requestsPerSecond;
+  const rate = (result: LoadResult | undefined) => result?.requestsPerSecond ?? Number.NaN;
+  const totalCpu = (result: LoadResult | undefined) => (result ? result.serverCpuMsPerRequest + result.databaseCpuMsPerRequest : Number.NaN);
   log('Targets:');
   for (const line of targetLines([
     { name: 'page 1 throughput, ours / same work', value: rate(first.ours) / rate(first['same work']), unit: 'x', bound: 0.8, comparison: '>=' },
     { name: 'deepest page throughput, ours / same work', value: rate(deepest.ours) / rate(deepest['same work']), unit: 'x', bound: 0.8, comparison: '>=' },
+    ...(before
+      ? ([
+          { name: `page 1 throughput, ours / before (${before.revision})`, value: rate(first.ours) / rate(first.before), unit: 'x', bound: 2, comparison: '>=' },
+          { name: `deepest page throughput, ours / before (${before.revision})`, value: rate(deepest.ours) / rate(deepest.before), unit: 'x', bound: 2, comparison: '>=' },
+          { name: `page 1 total CPU per request (Node + PostgreSQL), ours / before`, value: totalCpu(first.ours) / totalCpu(first.before), unit: 'x', bound: 0.6, comparison: '<=' },
+        ] as const)
+      : []),
     { name: 'deepest page throughput, ours / baseline', value: rate(deepest.ours) / rate(deepest.baseline), unit: 'x', bound: 4, comparison: '>=' },
     { name: 'page 1 throughput, ours / baseline', value: rate(first.ours) / rate(first.baseline), unit: 'x', bound: 1, comparison: '>=' },
-    { name: 'our deepest-page p99 / our page-1 p99', value: deepest.ours.p99Ms / first.ours.p99Ms, unit: 'x', bound: 3, comparison: '<=' },
+    { name: 'our deepest-page p99 / our page-1 p99', value: deepest.ours!.p99Ms / first.ours!.p99Ms, unit: 'x', bound: 3, comparison: '<=' },
     { name: 'auth + rate limit + horizon, median per request', value: steps.medianMs, unit: 'ms', bound: 1.5, comparison: '<=' },
   ])) {
     log(line);
