@@ -24,7 +24,7 @@ export async function renderTypes(document) {
 
 /** The document as a module; typed `unknown` so that its declaration stays one line (document.ts types it). */
 export function renderDocumentModule(document) {
-  return `${moduleBanner}const openApiDocument: unknown = ${JSON.stringify(document, null, 2)};\n\nexport default openApiDocument;\n`;
+  return `${moduleBanner}const openApiDocument: unknown = ${JSON.stringify(document)};\n\nexport default openApiDocument;\n`;
 }
 
 /** `X-RateLimit-Limit` → `rateLimitLimit`: a header's name as a key code can be checked against. */
