@@ -3,16 +3,14 @@
 // json_agg(json_build_object(...)) and date-times formatted in SQL, passed through as text. It counts
 // nothing (PostgREST counts only when asked), keeps no rate limit and no settled horizon: the least work
 // that serves the same rows.
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { LIST_LOADS_PATH, LOAD_FIELDS, feedWindowStart } from '@loadfeed/spec';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { columnOf, sqlTypeOf } from '../../dist/loads/columns.js';
-import { createPool } from '../../dist/db/pool.js';
+import { bearerKey, pageParameters, poolFor, send, serveBare } from './bare-server.js';
 import { BASELINE_KEY_SQL } from './baseline-queries.js';
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) throw new Error('json-in-sql-server: DATABASE_URL is required');
-const pool = createPool(databaseUrl, { max: 10 });
+const pool = poolFor('json-in-sql');
 
 const value = (field: (typeof LOAD_FIELDS)[number]): string => {
   const column = `l.${columnOf(field)}`;
@@ -26,34 +24,14 @@ SELECT coalesce(json_agg(json_build_object(${LOAD_FIELDS.map((field) => `'${fiel
          ORDER BY updated_at, id OFFSET $3::bigint LIMIT $4::bigint) AS page
   JOIN loads AS l ON l.id = page.id`;
 
-function send(response: ServerResponse, status: number, text: string): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  response.end(text);
-}
-
 async function handle(url: URL, authorization: string | undefined, response: ServerResponse): Promise<void> {
   if (url.pathname !== LIST_LOADS_PATH) return send(response, 404, '{"error":"Not found"}');
-  const key = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
+  const key = bearerKey(authorization);
   const customer = key ? (await pool.query<{ customer_id: string }>(BASELINE_KEY_SQL, [hashKey(key)])).rows[0] : undefined;
   if (!customer) return send(response, 401, '{"error":"Unauthorized"}');
-  const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
-  const pageSize = Math.min(100, Math.max(1, Number(url.searchParams.get('pageSize') ?? 100) || 100));
+  const { page, pageSize } = pageParameters(url, 100);
   const { rows } = await pool.query<{ data: string }>(PAGE_JSON_SQL, [customer.customer_id, feedWindowStart(new Date()).toISOString(), (page - 1) * pageSize, pageSize]);
   send(response, 200, rows[0]!.data);
 }
 
-const server = createServer((request, response) => {
-  handle(new URL(request.url ?? '/', 'http://json-in-sql'), request.headers.authorization, response).catch((error: unknown) => {
-    process.stderr.write(`json-in-sql-server: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (!response.headersSent) send(response, 500, '{"error":"Internal server error"}');
-  });
-});
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`json-in-sql listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : ''}\n`);
-});
-const shutdown = (): void => {
-  server.close(() => void pool.end());
-};
-process.once('SIGTERM', shutdown);
-process.once('SIGINT', shutdown);
+serveBare('json-in-sql', pool, handle);
