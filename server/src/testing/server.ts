@@ -7,7 +7,7 @@ import { addCustomer } from '../customers/customers.js';
 import { createPool } from '../db/pool.js';
 import { migrate } from '../db/migrate.js';
 import { importLoads as importRows, type ImportSummary } from '../loads/import.js';
-import { DEFAULT_MAX_PAGE_SIZE, type LoadInput } from '@loadfeed/spec';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, type LoadInput } from '@loadfeed/spec';
 import { createKey, revokeKey } from '../keys/keys.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { createLogger } from '../logging.js';
@@ -51,7 +51,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: options.databaseUrl,
-    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 10),
+    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT),
     MAX_PAGE_SIZE: String(options.maxPageSize ?? DEFAULT_MAX_PAGE_SIZE),
     LOG_LEVEL: 'silent',
     DB_POOL_SIZE: '5',
