@@ -16,7 +16,8 @@ import { hashKey } from '../../dist/auth/key-format.js';
 import { createPool } from '../../dist/db/pool.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { createKey } from '../../dist/keys/keys.js';
-import { COUNT_LOADS_SQL, matchingParameters, pageStatement } from '../../dist/loads/list.js';
+import { choosePageStatement, feedParameters } from '../../dist/loads/list.js';
+import { COUNT_SQL } from '../../dist/loads/list-statements.js';
 import { seedDatabase } from '../../dist/seed/seed.js';
 import { openBenchDatabase } from './database.js';
 import { feedWindowStart } from '@loadfeed/spec';
@@ -64,7 +65,7 @@ try {
     `SELECT customer_id::text AS customer_id, settled_through FROM ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, now(), interval '60 seconds', interval '60 seconds')`;
   const keyHash = hashKey(key);
   const count = Number(
-    (await pool.query<{ total_count: string }>(COUNT_LOADS_SQL, matchingParameters({ customerId, windowStart, settledThrough: new Date().toISOString() }, filters))).rows[0]!.total_count,
+    (await pool.query<{ total_count: string }>(COUNT_SQL, feedParameters({ customerId, windowStart, settledThrough: new Date().toISOString() }, filters))).rows[0]!.total_count,
   );
 
   /** One request's database work: admission, then page 1 with its count kept, as the server does. */
@@ -72,7 +73,7 @@ try {
     const started = performance.now();
     const admitted = (await pool.query<{ settled_through: Date }>(admit(horizon), [keyHash, UNLIMITED])).rows[0]!;
     const took = performance.now() - started;
-    const { sql, values } = pageStatement({ customerId, windowStart, settledThrough: admitted.settled_through.toISOString() }, filters, count);
+    const { sql, values } = choosePageStatement({ customerId, windowStart, settledThrough: admitted.settled_through.toISOString() }, filters, count);
     await pool.query(sql, values);
     return took;
   }

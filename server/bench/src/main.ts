@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/keys/keys.js';
-import { LIST_LOADS_SQL, listLoadsParameters, pageStatement } from '../../dist/loads/list.js';
+import { choosePageStatement, feedParameters } from '../../dist/loads/list.js';
+import { COUNTED_PAGE_SQL } from '../../dist/loads/list-statements.js';
 import { authAndRateLimitCost } from './auth-cost.js';
 import { DEFAULT_BEFORE_REVISION, prepareBefore } from './before.js';
 import { BASELINE_COUNT_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
@@ -99,8 +100,8 @@ try {
   // the same (src/loads/count-cache.ts): later pages of a sweep, and every request of a load run after
   // its warm-up, read the page alone, from the start or, past the middle, from the end.
   const scope = { customerId, windowStart, settledThrough: new Date().toISOString() };
-  const oursCounting = (page: number): Statement[] => [{ sql: LIST_LOADS_SQL, values: listLoadsParameters(scope, { page, pageSize: PAGE_SIZE }) }];
-  const oursKept = (page: number): Statement[] => [pageStatement(scope, { page, pageSize: PAGE_SIZE }, inWindow)];
+  const oursCounting = (page: number): Statement[] => [{ sql: COUNTED_PAGE_SQL, values: [...feedParameters(scope, { page, pageSize: PAGE_SIZE }), page, PAGE_SIZE] }];
+  const oursKept = (page: number): Statement[] => [choosePageStatement(scope, { page, pageSize: PAGE_SIZE }, inWindow)];
   const ours = (page: number): Statement[] => (page === 1 ? oursCounting(page) : oursKept(page));
   const baseline = (page: number): Statement[] => [
     { sql: BASELINE_COUNT_SQL, values: baselineScope(customerId, windowStart) },

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
-import { LIST_LOADS_SQL, listLoadsParameters } from '../../src/loads/list.js';
+import { feedParameters } from '../../src/loads/list.js';
+import { COUNTED_PAGE_SQL } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
 import { acmeId, planNodes, seedPlannerSizedFeed } from '../support/plans.js';
@@ -33,8 +34,8 @@ describe('the feed index', () => {
   });
 
   it('serves a deep page of the feed by an index-only scan of the feed index', async () => {
-    const parameters = listLoadsParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(new Date()), settledThrough: new Date().toISOString() }, { page: 80, pageSize: 100 });
-    const nodes = await planNodes(app.pool, LIST_LOADS_SQL, parameters);
+    const parameters = [...feedParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(new Date()), settledThrough: new Date().toISOString() }, { page: 80, pageSize: 100 }), 80, 100];
+    const nodes = await planNodes(app.pool, COUNTED_PAGE_SQL, parameters);
     const [current] = await feedIndexes();
     const feedScans = nodes.filter((node) => node['Index Name'] === current);
     expect(feedScans.map((node) => node['Node Type'])).toEqual(['Index Only Scan', 'Index Only Scan']);
@@ -50,8 +51,8 @@ describe('the feed index', () => {
     expect(renewed.current > before!).toBe(true);
     expect(await feedIndexes()).toEqual([renewed.current]);
     // Still used: the queries' cutoff on that later day implies the new predicate.
-    const parameters = listLoadsParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(later), settledThrough: later.toISOString() }, { page: 1, pageSize: 100 });
-    expect((await planNodes(app.pool, LIST_LOADS_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
+    const parameters = [...feedParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(later), settledThrough: later.toISOString() }, { page: 1, pageSize: 100 }), 1, 100];
+    expect((await planNodes(app.pool, COUNTED_PAGE_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
   });
 
   it('cancels a renewal under way when asked (a server stopping), and the next run replaces what it left', async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { LOAD_STATUSES, type LoadPage, type LoadStatus } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL, LIST_LOADS_UNCOUNTED_SQL } from '../../src/loads/list.js';
+import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, testClock, type TestApp } from '../support/app.js';
 
@@ -29,7 +29,7 @@ describe('the kept totalCount', () => {
     (app.pool as unknown as { query: typeof query }).query = async (text, values) => {
       statements.push(text);
       const result = await query(text, values);
-      if (text === COUNT_LOADS_SQL && writeAfterCount) {
+      if (text === COUNT_SQL && writeAfterCount) {
         const write = writeAfterCount;
         writeAfterCount = undefined;
         await write();
@@ -51,8 +51,8 @@ describe('the kept totalCount', () => {
     expect(await totalCount()).toBe(2);
     statements.length = 0;
     expect(await totalCount()).toBe(2);
-    expect(statements).toContain(LIST_LOADS_UNCOUNTED_SQL);
-    expect(statements).not.toContain(LIST_LOADS_SQL);
+    expect(statements).toContain(PAGE_FROM_START_SQL);
+    expect(statements).not.toContain(COUNTED_PAGE_SQL);
 
     await app.load('acme', [aLoad('K-3')]);
     expect(await totalCount()).toBe(3);
@@ -79,8 +79,8 @@ describe('the kept totalCount', () => {
     const response = await app.get('/api/v1/loads?pageSize=1&page=3&status=Dispatched', key);
     const page = JSON.parse(response.payload) as LoadPage;
     // Counted at 3 rows, page 3 is the last: read from the end under that count, it would be R-3.
-    const feedStatements = [COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_UNCOUNTED_SQL, LIST_LOADS_SQL];
-    expect(statements.filter((text) => feedStatements.includes(text))).toEqual([COUNT_LOADS_SQL, LIST_LOADS_FROM_END_SQL, LIST_LOADS_SQL]);
+    const feedStatements = [COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL, COUNTED_PAGE_SQL];
+    expect(statements.filter((text) => feedStatements.includes(text))).toEqual([COUNT_SQL, PAGE_FROM_END_SQL, COUNTED_PAGE_SQL]);
     expect({ loads: page.data.map((load) => load.loadNumber), totalCount: page.totalCount, hasMore: page.hasMore }).toEqual({ loads: [], totalCount: 2, hasMore: false });
   });
 
@@ -90,7 +90,7 @@ describe('the kept totalCount', () => {
     await app.load('acme', [aLoad('U-1'), aLoad('U-2')]);
     statements.length = 0;
     expect(await totalCount('&status=Available')).toBe(2);
-    expect(statements).not.toContain(LIST_LOADS_SQL);
+    expect(statements).not.toContain(COUNTED_PAGE_SQL);
   });
 
   it('is kept per filter set and per window, so neither a filter nor the window\'s move reuses another count', async () => {

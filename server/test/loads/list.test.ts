@@ -1,0 +1,33 @@
+// Which statement reads a page next (choosePageStatement): the policy of listLoads in one function.
+// The page's position decides between the start and the end (list-from-end.test.ts); this is the rest.
+import { describe, expect, it } from 'vitest';
+import { choosePageStatement } from '../../src/loads/list.js';
+import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
+
+const scope = { customerId: '7', windowStart: new Date('2025-11-25T00:00:00.000Z'), settledThrough: '2026-11-25T10:00:00.000Z' };
+const choose = (page: number, knownCount: number | undefined, countMissed = false) => {
+  const { kind, sql, values } = choosePageStatement(scope, { page, pageSize: 10, statuses: ['Available'] }, knownCount, countMissed);
+  return { kind, sql, parameters: values.length };
+};
+
+describe('choosing the statement that reads a page', () => {
+  it('without a known count: page 1 is counted and read in one statement, a later page is counted first', () => {
+    expect(choose(1, undefined)).toEqual({ kind: 'counted page', sql: COUNTED_PAGE_SQL, parameters: 13 });
+    expect(choose(2, undefined)).toEqual({ kind: 'count', sql: COUNT_SQL, parameters: 11 });
+    expect(choose(500, undefined)).toEqual({ kind: 'count', sql: COUNT_SQL, parameters: 11 });
+  });
+
+  it('once a count taken for the page has missed it to a write, the page is counted and read in one statement', () => {
+    expect(choose(2, undefined, true)).toEqual({ kind: 'counted page', sql: COUNTED_PAGE_SQL, parameters: 13 });
+  });
+
+  it('with a known count, the page alone, from whichever end is nearer', () => {
+    expect(choose(1, 1000)).toEqual({ kind: 'page', sql: PAGE_FROM_START_SQL, parameters: 13 });
+    expect(choose(99, 1000)).toEqual({ kind: 'page', sql: PAGE_FROM_END_SQL, parameters: 13 });
+  });
+
+  it('passes the scope and the filters as the statements number them ($1 customer, $2 window, $4 statuses, $11 horizon)', () => {
+    const { values } = choosePageStatement(scope, { page: 3, pageSize: 10, statuses: ['Available'], poNumber: 'PO-1' }, undefined, true);
+    expect(values).toEqual(['7', '2025-11-25T00:00:00.000Z', null, ['Available'], null, null, null, null, 'PO-1', null, '2026-11-25T10:00:00.000Z', 3, 10]);
+  });
+});
