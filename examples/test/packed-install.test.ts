@@ -123,9 +123,7 @@ describe('the packed tarballs, installed in an empty project outside the reposit
     let env: Record<string, string>;
     let loads: number;
     beforeAll(async () => {
-      const customer = await reference.customer(40);
-      loads = (await customer.served()).length;
-      env = { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: customer.key };
+      ({ env, loads } = await reference.quickstartCustomer(40));
     });
 
     it('customer developer: loadfeed list, loadfeed sync --sqlite and the syncLoads snippet copy every load', async () => {

@@ -61,9 +61,7 @@ describe('README.md quickstarts', () => {
     let env: Record<string, string>;
     let loads: number;
     beforeAll(async () => {
-      const customer = await reference.customer(40);
-      loads = (await customer.served()).length;
-      env = { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: customer.key };
+      ({ env, loads } = await reference.quickstartCustomer(40));
     });
 
     it('loadfeed list, loadfeed sync --sqlite, and the syncLoads snippet copy every load', async () => {

@@ -159,6 +159,11 @@ export function useReferenceServer(options: { maxPageSize?: number } = {}) {
         },
       };
     },
+    /** A new customer of `count` loads: the environment README's quickstarts read, and how many loads the API serves it. */
+    async quickstartCustomer(count: number): Promise<{ env: Record<string, string>; loads: number }> {
+      const customer = await this.customer(count);
+      return { env: { LOADFEED_BASE_URL: current().baseUrl, LOADFEED_API_KEY: customer.key }, loads: (await customer.served()).length };
+    },
   };
 }
 
