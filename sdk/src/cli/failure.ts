@@ -1,5 +1,6 @@
 // Turns whatever ended a command into the one line the user sees and the process's exit code.
 import { API_KEY_PREFIX } from '@loadfeed/spec';
+import { CliError } from '@loadfeed/spec/cli';
 import {
   AbortError,
   AuthenticationError,
@@ -10,7 +11,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../errors.js';
-import { CliError, ENV_API_KEY, EXIT_CODES } from './command.js';
+import { ENV_API_KEY, EXIT_CODES } from './command.js';
 
 /** Anything shaped like an API key, however a message quotes it. */
 const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[^\\s"'\`,;)]+`, 'gi');

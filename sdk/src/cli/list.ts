@@ -1,7 +1,8 @@
 // `loadfeed list`: one page of your loads, as a table to read or as the API's JSON to pipe on.
 import { LOAD_STATUSES, type LoadStatus } from '@loadfeed/spec';
+import { formatTable, writeLine } from '@loadfeed/spec/cli';
 import { createClient, type ListLoadsParams, type LoadRow, type Page } from '../client.js';
-import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, writeLine, type Command } from './command.js';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, type Command } from './command.js';
 import { formatWait } from './progress.js';
 
 const NAME = 'list';
@@ -26,16 +27,6 @@ function place(city: string | null, state: string | null): string | null {
 function appointment(date: string | null, time: string | null): string | null {
   if (date === null) return time;
   return time === null ? date.slice(0, 10) : `${date.slice(0, 10)} ${time}`;
-}
-
-/** The loads under the column headings, each column as wide as its widest cell. */
-function renderTable(loads: readonly LoadRow[]): string {
-  const lines = [COLUMNS.map((column) => column.heading), ...loads.map((load) => COLUMNS.map((column) => column.cell(load) ?? '-'))];
-  for (const [index] of COLUMNS.entries()) {
-    const width = Math.max(...lines.map((line) => line[index]!.length));
-    for (const line of lines) line[index] = line[index]!.padEnd(width);
-  }
-  return lines.map((line) => line.join('  ').trimEnd()).join('\n');
 }
 
 function describePage(page: Page): string {
@@ -97,7 +88,8 @@ ${CONNECTION_HELP}`,
     const result = await client.listLoads(params);
     if (values.json) return writeLine(context.stdout, JSON.stringify(result, null, 2));
     if (result.data.length > 0) {
-      writeLine(context.stdout, renderTable(result.data));
+      const rows = result.data.map((load) => COLUMNS.map((column) => column.cell(load)));
+      writeLine(context.stdout, formatTable(COLUMNS.map((column) => column.heading), rows));
     }
     writeLine(context.stdout, describePage(result));
   },

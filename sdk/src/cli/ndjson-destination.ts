@@ -3,10 +3,10 @@
 // loadNumber (the newest) with an atomic rename, so readers see the old file or the new one, never half.
 // A run that died before compacting leaves duplicate lines that the next run's close removes.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { CliError } from '@loadfeed/spec/cli';
 import { replaceFileWithLines } from '../atomic-file.js';
 import type { LoadRow } from '../client.js';
 import { fileCursorStore } from '../cursor-store.js';
-import { CliError } from './command.js';
 import type { Destination } from './destination.js';
 
 export async function openNdjsonDestination(path: string, statePath: string): Promise<Destination> {

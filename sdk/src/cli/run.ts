@@ -1,5 +1,6 @@
 // The command table of `loadfeed` and the one place where a failure becomes a line and an exit code.
-import { EXIT_CODES, UsageError, writeLine, type CliContext, type Command } from './command.js';
+import { writeLine } from '@loadfeed/spec/cli';
+import { EXIT_CODES, UsageError, type CliContext, type Command } from './command.js';
 import { describeFailure } from './failure.js';
 import { listCommand } from './list.js';
 import { syncCommand } from './sync.js';

@@ -4,8 +4,8 @@
 // move (inside a group of rows sharing one updatedAt) ride along with the next commit.
 // better-sqlite3 is an optional dependency, loaded only here, so that library users never build it.
 import { LOAD_FIELDS } from '@loadfeed/spec';
+import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
-import { CliError } from './command.js';
 import type { Destination } from './destination.js';
 
 /** The part of better-sqlite3's API this file uses. */

@@ -1,8 +1,9 @@
 // `loadfeed sync`: keeps a local copy of your loads (an NDJSON file or a SQLite table) in step with the
 // API through the SDK's syncLoads, showing progress; Ctrl-C stops between writes and keeps the cursor.
+import { writeLine } from '@loadfeed/spec/cli';
 import { createClient } from '../client.js';
 import { syncLoads, type SyncSummary } from '../sync.js';
-import { CONNECTION_HELP, CONNECTION_OPTIONS, Interrupted, UsageError, connectionOf, parseFlags, positiveInteger, writeLine, type Command } from './command.js';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, Interrupted, UsageError, connectionOf, parseFlags, positiveInteger, type Command } from './command.js';
 import type { Destination } from './destination.js';
 import { openNdjsonDestination } from './ndjson-destination.js';
 import { createProgressView, formatDuration, plural, type ProgressView } from './progress.js';

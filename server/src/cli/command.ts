@@ -1,6 +1,7 @@
-// What every command shares: its shape, the options all of them take, and the errors that end a run
-// with a one-line reason instead of a stack trace.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// What every `loadfeed-server` command shares: its shape, the options all of them take, and the failures
+// that end a run with a one-line reason instead of a stack trace (the program-neutral parts come from
+// @loadfeed/spec/cli, which the SDK's command line uses too).
+import { commandLineOf, writeLine, type FlagOptions, type ParsedFlags } from '@loadfeed/spec/cli';
 
 export interface CliContext {
   stdout: NodeJS.WritableStream;
@@ -21,23 +22,9 @@ export interface Subcommand extends Command {
   summary: string;
 }
 
-/** A failure the operator can fix: printed as one line, exit code 1. */
-export class CliError extends Error {
-  readonly exitCode: number = 1;
-  constructor(message: string) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
-
-/** A command line that does not parse: printed as one line with a pointer to `--help`, exit code 2. */
-export class UsageError extends CliError {
-  override readonly exitCode = 2;
-  constructor(message: string, helpCommand: string) {
-    super(`${message} (see \`loadfeed-server ${helpCommand ? `${helpCommand} ` : ''}--help\`)`);
-    this.name = 'UsageError';
-  }
-}
+/** The usage failure and the readers that raise it, each pointing at `loadfeed-server … --help`. */
+const { UsageError, parseStrictly, positiveInteger } = commandLineOf('loadfeed-server');
+export { UsageError, positiveInteger };
 
 const printedAsJson = new WeakSet<object>();
 
@@ -51,37 +38,23 @@ export function isPrintedAsJson(error: unknown): boolean {
   return typeof error === 'object' && error !== null && printedAsJson.has(error);
 }
 
-type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
-
 /** The options every command takes. */
 export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   'database-url': { type: 'string' },
-} as const satisfies OptionsConfig;
+} as const satisfies FlagOptions;
 
 export const COMMON_HELP = `  --database-url <url>   PostgreSQL connection string (default: $DATABASE_URL)
   -h, --help             Show this help`;
 
-type OptionValue<T> = T extends { type: 'boolean' } ? boolean : string;
-
-export interface ParsedCommandLine<O extends OptionsConfig> {
-  values: { [K in keyof O]?: OptionValue<O[K]> } & { help?: boolean; 'database-url'?: string };
-  positionals: string[];
-}
-
 /** Parses a command's arguments strictly: an unknown option or a wrong number of arguments is a UsageError. */
-export function parseCommandLine<const O extends OptionsConfig>(
+export function parseCommandLine<const O extends FlagOptions>(
   commandName: string,
   args: string[],
   options: O,
   positionals: { names: readonly string[]; required: number },
-): ParsedCommandLine<O> {
-  let parsed: ParsedCommandLine<O>;
-  try {
-    parsed = parseArgs({ args, options: { ...options, ...COMMON_OPTIONS }, allowPositionals: true, strict: true }) as ParsedCommandLine<O>;
-  } catch (error) {
-    throw new UsageError(parseErrorMessage(error), commandName);
-  }
+): ParsedFlags<O & typeof COMMON_OPTIONS> {
+  const parsed = parseStrictly(commandName, args, { ...options, ...COMMON_OPTIONS });
   if (parsed.values.help) return parsed;
   if (parsed.positionals.length < positionals.required) {
     const missing = positionals.names.slice(parsed.positionals.length, positionals.required).map((name) => `<${name}>`);
@@ -91,27 +64,6 @@ export function parseCommandLine<const O extends OptionsConfig>(
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[positionals.names.length])}`, commandName);
   }
   return parsed;
-}
-
-function parseErrorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const option = /^Unknown option '([^']+)'/.exec(message);
-  if (option) return `unknown option ${option[1]}`;
-  // node's own messages are long and end with advice about positionals; their first sentence says it.
-  return message.split(/\.\s/)[0]!.replace(/\.$/, '').replace(/^Option '([^']+)'/, 'option $1');
-}
-
-/** A positive whole number from an option value, or a UsageError naming the option. */
-export function positiveInteger(value: string | undefined, option: string, commandName: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`${option} must be a whole number of at least 1 (got ${JSON.stringify(value)})`, commandName);
-  }
-  return Number(value);
-}
-
-export function writeLine(stream: NodeJS.WritableStream, line: string): void {
-  stream.write(`${line}\n`);
 }
 
 /** A command made of subcommands (`keys create`, `keys list`): dispatches on the first argument. */
@@ -139,11 +91,4 @@ ${subcommands.map((subcommand) => `  ${subcommand.name.padEnd(9)}${subcommand.su
       await subcommand.run(rest, context);
     },
   };
-}
-
-/** Rows as aligned columns under a header; empty cells show as "-". */
-export function formatTable(header: readonly string[], rows: readonly (readonly (string | null)[])[]): string {
-  const cells = [header, ...rows.map((row) => row.map((cell) => cell ?? '-'))];
-  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
-  return cells.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
 }

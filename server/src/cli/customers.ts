@@ -1,6 +1,7 @@
 // `loadfeed-server customers add|list`: the customers keys and loads belong to.
+import { formatTable, writeLine } from '@loadfeed/spec/cli';
 import { addCustomer, listCustomers } from '../customers/customers.js';
-import { COMMON_HELP, commandGroup, formatTable, parseCommandLine, writeLine, type Subcommand } from './command.js';
+import { COMMON_HELP, commandGroup, parseCommandLine, type Subcommand } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
 const add: Subcommand = {

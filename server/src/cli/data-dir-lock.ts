@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from './command.js';
+import { CliError } from '@loadfeed/spec/cli';
 
 const HOLDER_FILE = 'server.json';
 

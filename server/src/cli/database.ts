@@ -1,8 +1,8 @@
 // Which database a command talks to, and a pool for the length of one command.
 import type pg from 'pg';
+import { CliError } from '@loadfeed/spec/cli';
 import { ConfigError, loadConfig } from '../config.js';
 import { createPool } from '../db/pool.js';
-import { CliError } from './command.js';
 import { runningHolderOf } from './data-dir-lock.js';
 
 /** `--database-url` when given, else DATABASE_URL, each checked as the server's configuration checks it. */

@@ -1,7 +1,7 @@
 // Turns whatever ended a command into the one line the operator sees, and its exit code.
+import { CliError, EXIT_CODES } from '@loadfeed/spec/cli';
 import { OperatorError } from '../customers/customers.js';
 import { EmbeddedPostgresError } from '../db/hosted-postgres.js';
-import { CliError } from './command.js';
 
 /** PostgreSQL error codes (SQLSTATE) an operator can act on, and what to tell them. */
 const DATABASE_ERRORS: Readonly<Record<string, string>> = {
@@ -30,14 +30,14 @@ export interface Failure {
 
 export function describeFailure(error: unknown): Failure {
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
-  if (error instanceof OperatorError || error instanceof EmbeddedPostgresError) return { message: error.message, exitCode: 1 };
+  if (error instanceof OperatorError || error instanceof EmbeddedPostgresError) return { message: error.message, exitCode: EXIT_CODES.failure };
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   const message = firstLine(error instanceof Error ? error.message : String(error));
-  if (code && code in CONNECTION_ERRORS) return { message: `cannot reach the database (${CONNECTION_ERRORS[code]}): ${message}`, exitCode: 1 };
-  if (code && code in DATABASE_ERRORS) return { message: `${DATABASE_ERRORS[code]} (${message})`, exitCode: 1 };
-  if (/timeout exceeded when trying to connect/i.test(message)) return { message: 'cannot reach the database (connection timed out)', exitCode: 1 };
-  if (code && /^[0-9A-Z]{5}$/.test(code)) return { message: `database error ${code}: ${message}`, exitCode: 1 };
-  return { message: `unexpected error: ${message}`, exitCode: 1 };
+  if (code && code in CONNECTION_ERRORS) return { message: `cannot reach the database (${CONNECTION_ERRORS[code]}): ${message}`, exitCode: EXIT_CODES.failure };
+  if (code && code in DATABASE_ERRORS) return { message: `${DATABASE_ERRORS[code]} (${message})`, exitCode: EXIT_CODES.failure };
+  if (/timeout exceeded when trying to connect/i.test(message)) return { message: 'cannot reach the database (connection timed out)', exitCode: EXIT_CODES.failure };
+  if (code && /^[0-9A-Z]{5}$/.test(code)) return { message: `database error ${code}: ${message}`, exitCode: EXIT_CODES.failure };
+  return { message: `unexpected error: ${message}`, exitCode: EXIT_CODES.failure };
 }
 
 function firstLine(text: string): string {

@@ -1,9 +1,10 @@
 // `loadfeed-server import <customerCode> <file.ndjson | ->`: loads from NDJSON, upserted by loadNumber.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { CliError, writeLine } from '@loadfeed/spec/cli';
 import { checkImport, ImportRejectedError, importLoads, type ImportProblem, type NumberedRow } from '../loads/import.js';
 import { MAX_DECIMAL_LENGTH, MAX_TEXT_LENGTH } from '../loads/load-input.js';
-import { CliError, COMMON_HELP, parseCommandLine, printedAsJsonAlready, writeLine, type Command } from './command.js';
+import { COMMON_HELP, parseCommandLine, printedAsJsonAlready, type Command } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
 interface ParsedInput {

@@ -1,6 +1,7 @@
 // `loadfeed-server keys create|revoke|list`: the API keys customers call the feed with.
+import { formatTable, writeLine } from '@loadfeed/spec/cli';
 import { createKey, listKeys, revokeKey } from '../keys/keys.js';
-import { COMMON_HELP, commandGroup, formatTable, parseCommandLine, positiveInteger, writeLine, type Subcommand } from './command.js';
+import { COMMON_HELP, commandGroup, parseCommandLine, positiveInteger, type Subcommand } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
 const create: Subcommand = {

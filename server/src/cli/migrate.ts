@@ -1,6 +1,7 @@
 // `loadfeed-server migrate`: brings the database's schema up to date.
+import { writeLine } from '@loadfeed/spec/cli';
 import { migrate } from '../db/migrate.js';
-import { COMMON_HELP, parseCommandLine, writeLine, type Command } from './command.js';
+import { COMMON_HELP, parseCommandLine, type Command } from './command.js';
 import { directDatabaseUrlOf } from './database.js';
 
 export const migrateCommand: Command = {

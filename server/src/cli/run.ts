@@ -1,6 +1,7 @@
 // The command table of `loadfeed-server` and the one place where a failure becomes an exit code.
 // Commands load on use, so that `--help` and the small commands do not pay for the server's modules.
-import { COMMON_HELP, isPrintedAsJson, UsageError, writeLine, type CliContext, type Command } from './command.js';
+import { EXIT_CODES, writeLine } from '@loadfeed/spec/cli';
+import { COMMON_HELP, isPrintedAsJson, UsageError, type CliContext, type Command } from './command.js';
 import { describeFailure } from './errors.js';
 
 interface CommandEntry {
@@ -37,12 +38,12 @@ export async function runCli(args: string[], context: CliContext): Promise<numbe
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       writeLine(context.stdout, MAIN_HELP);
-      return name === undefined ? 2 : 0;
+      return name === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
     }
     const entry = COMMANDS.find((candidate) => candidate.name === name);
     if (!entry) throw new UsageError(`unknown command ${JSON.stringify(name)}`, '');
     await (await entry.load()).run(rest, context);
-    return 0;
+    return EXIT_CODES.ok;
   } catch (error) {
     const failure = describeFailure(error);
     // A program that asked for JSON reads stdout: its failure is JSON there too, and the line on stderr

@@ -1,6 +1,7 @@
 // `loadfeed-server seed`: synthetic customers and loads for demos, tests and benchmarks.
+import { writeLine } from '@loadfeed/spec/cli';
 import { seedDatabase } from '../seed/seed.js';
-import { COMMON_HELP, parseCommandLine, positiveInteger, UsageError, writeLine, type Command } from './command.js';
+import { COMMON_HELP, parseCommandLine, positiveInteger, UsageError, type Command } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
 export const DEFAULT_SEED = 'loadfeed';

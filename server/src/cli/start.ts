@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { Server } from '@hapi/hapi';
 import type pg from 'pg';
+import { CliError, writeLine } from '@loadfeed/spec/cli';
 import { createServer } from '../app.js';
 import { poolOptionsOf } from '../config.js';
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
@@ -12,7 +13,7 @@ import { createPool } from '../db/pool.js';
 import { createLogger } from '../logging.js';
 import { Metrics } from '../metrics/metrics.js';
 import { listenForMetrics, type MetricsListener } from '../metrics/server.js';
-import { COMMON_HELP, CliError, parseCommandLine, writeLine, type Command } from './command.js';
+import { COMMON_HELP, parseCommandLine, type Command } from './command.js';
 import { configOf } from './database.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { readableLog } from './tty-log.js';
