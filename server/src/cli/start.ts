@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { Server } from '@hapi/hapi';
 import type pg from 'pg';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import { CliError, writeLine } from '@loadfeed/spec/cli';
 import { createServer } from '../app.js';
 import { poolOptionsOf } from '../config.js';
@@ -40,8 +41,8 @@ On SIGINT (Ctrl-C), SIGTERM or SIGHUP it stops accepting connections, lets reque
 to ${DRAIN_TIMEOUT_MS / 1000} s), closes its connections and stops the embedded PostgreSQL, then exits with 0.
 
 Environment: PORT (3000), HOST (127.0.0.1), DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_REPLICA_URLS,
-METRICS_PORT (unset: no metrics listener), RATE_LIMIT_PER_MINUTE (10),
-MAX_PAGE_SIZE (100, up to 1000), LOG_LEVEL (info), LOADFEED_DATA_DIR (.loadfeed).
+METRICS_PORT (unset: no metrics listener), RATE_LIMIT_PER_MINUTE (${DEFAULT_RATE_LIMIT}),
+MAX_PAGE_SIZE (${DEFAULT_MAX_PAGE_SIZE}, up to ${PAGE_SIZE_CEILING}), LOG_LEVEL (info), LOADFEED_DATA_DIR (.loadfeed).
 
 Options:
   --new-demo-key         Issue and print another key for the demo customer
