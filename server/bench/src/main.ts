@@ -65,7 +65,6 @@ try {
     { name: 'JSON in SQL', script: JSON_IN_SQL, args: [], env, key },
     { name: 'baseline', script: BASELINE, args: [], env, key },
   ];
-  type ServerName = string;
 
   log('loadfeed server benchmark');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start); PostgreSQL ${version[0]!.server_version}, ${database.where}`);
@@ -75,10 +74,10 @@ try {
   log();
 
   const pages = { 'page 1': 1, [`page ${deepestPage}`]: deepestPage };
-  const results: Record<string, Record<ServerName, LoadResult>> = {};
+  const results: Record<string, Record<string, LoadResult>> = {};
   for (const [label, page] of Object.entries(pages)) {
     const path = `${LIST_LOADS_PATH}?page=${page}&pageSize=${PAGE_SIZE}`;
-    const rounds = Object.fromEntries(SERVERS.map(({ name }) => [name, [] as LoadResult[]])) as Record<ServerName, LoadResult[]>;
+    const rounds = Object.fromEntries(SERVERS.map(({ name }) => [name, [] as LoadResult[]])) as Record<string, LoadResult[]>;
     // Rounds alternate between the servers, so that a burst of other work on the shared machine does
     // not fall on one side only; each figure is the median of its rounds.
     for (let round = 0; round < ROUNDS; round++) {
@@ -93,7 +92,7 @@ try {
         }
       }
     }
-    results[label] = Object.fromEntries(SERVERS.map(({ name }) => [name, medianResult(rounds[name]!)])) as Record<ServerName, LoadResult>;
+    results[label] = Object.fromEntries(SERVERS.map(({ name }) => [name, medianResult(rounds[name]!)])) as Record<string, LoadResult>;
   }
 
   // Our server counts with the first page and keeps the count while the customer's feed version stays
@@ -146,7 +145,7 @@ try {
   log(`auth + rate limit: median ${steps.medianMs.toFixed(3)} ms, p99 ${steps.p99Ms.toFixed(3)} ms over ${AUTH_ITERATIONS} sequential requests`);
   log();
 
-  const [first, deepest] = Object.values(results) as [Record<ServerName, LoadResult>, Record<ServerName, LoadResult>];
+  const [first, deepest] = Object.values(results) as [Record<string, LoadResult>, Record<string, LoadResult>];
   const rate = (result: LoadResult | undefined) => result?.requestsPerSecond ?? Number.NaN;
   const totalCpu = (result: LoadResult | undefined) => (result ? result.serverCpuMsPerRequest + result.databaseCpuMsPerRequest : Number.NaN);
   log('Targets:');
