@@ -1,7 +1,8 @@
 // The statements of listLoads, as SQL. Which rows the feed holds and the customer's feed version are
 // functions of migrations/0009_feed-functions.sql, which PostgreSQL inlines into these statements; each
-// load's JSON is stored with its row (api_json, migrations/0010_stored-load-json.sql). Every statement returns the feed version and latest stamp read in its own
-// snapshot (count-cache.ts, db/routing.ts), and a page statement the page's loads as one JSON array.
+// load's JSON is stored with its row (api_json, migrations/0010_stored-load-json.sql). Every statement
+// returns the feed version and latest stamp read in its own snapshot (count-cache.ts, db/routing.ts),
+// and a page statement the page's loads as one JSON array.
 //
 // Parameters: $1 customer id, $2 the window's start, $3 updatedSince, $4 statuses, $5 pickupFrom,
 // $6 pickupTo, $7 deliveryFrom, $8 deliveryTo, $9 poNumber, $10 billingRefNumber (NULL: no filter),

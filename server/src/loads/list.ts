@@ -19,11 +19,8 @@ import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } f
 
 interface FeedState {
   feed_version: string;
-  /**
-   * The latest stamp of the customer's loads; null when it has none, and the number -Infinity where a
-   * feed version row still holds migration 0006's '-infinity' (node-postgres reads it as a number).
-   */
-  latest_updated_at: Date | number | null;
+  /** The latest stamp of the customer's loads; null when it has none. */
+  latest_updated_at: Date | null;
 }
 
 interface PageRow extends FeedState {
@@ -99,7 +96,7 @@ function pageOf(filters: LoadFilters, row: PageRow, totalCount: number): string 
 
 /** Keeps a count for later requests when it covers every row of its feed version (count-cache.ts). */
 function keep(counts: CountCache, key: string, scope: FeedScope, state: FeedState, count: number): void {
-  const latest = state.latest_updated_at === null ? -Infinity : Number(state.latest_updated_at);
+  const latest = state.latest_updated_at?.getTime() ?? -Infinity;
   if (latest <= Date.parse(scope.settledThrough)) counts.set(key, state.feed_version, latest, count);
 }
 
