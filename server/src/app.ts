@@ -83,7 +83,12 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   });
 
   // Pages are read on the standbys when they are current enough (db/routing.ts); their pools live as long as the server.
-  const reads = new ReadRouter(pool, config.databaseReplicaUrls, { primaryUrl: config.databaseUrl, metrics, logger });
+  const reads = new ReadRouter(pool, config.databaseReplicaUrls, {
+    primaryUrl: config.databaseUrl,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    metrics,
+    logger,
+  });
   server.ext('onPostStart', () => reads.start());
   server.ext('onPostStop', () => reads.stop());
   // While the primary is known to be down, the feed answers SPEC's 500 at once (db/routing.ts).

@@ -13,12 +13,15 @@
 // primary serves, and inside the page's statement it would be read after the snapshot was taken.)
 //
 // Faults: a standby that refuses a connection, fails a statement (stopped, cancelled by a recovery
-// conflict) or stops being a standby (promoted) is passed over for a while and the page is read on the
-// next one or on the primary; the client sees nothing. A check every second (`start()`) brings standbys
+// conflict, past its deadline) or stops being a standby (promoted) is passed over for a while and the page
+// is read on the next one or on the primary; the client sees nothing. A statement past its deadline is
+// cancelled by the standby itself (statement_timeout), so a slow or hostile page does not go on holding a
+// backend there after the client has moved on. A check every second (`start()`) brings standbys
 // back, measures their replay lag and tells /readyz which databases answer.
 import type { Logger } from 'pino';
 import pg from 'pg';
 import type { Metrics } from '../metrics/metrics.js';
+import { createPool } from './pool.js';
 
 /** What a page's statements need of a database. */
 export type Queryable = Pick<pg.Pool, 'query'>;
@@ -29,7 +32,9 @@ const STANDBY_RETRY_MS = 1_000;
 const CHECK_EVERY_MS = 1_000;
 /** A standby that does not answer within this is taken for down; the primary then serves. */
 const STANDBY_CONNECT_TIMEOUT_MS = 1_000;
-const STANDBY_QUERY_TIMEOUT_MS = 3_000;
+/** The standby cancels a statement past this (or past the server's statement timeout, if shorter); the
+ * client's deadline is a second more (db/pool.ts), so a standby that does not answer is left within 3 s. */
+const STANDBY_STATEMENT_TIMEOUT_MS = 2_000;
 const CHECK_TIMEOUT_MS = 2_000;
 
 export type StandbyState = 'up' | 'down' | 'not_standby';
@@ -59,6 +64,8 @@ export interface ReadRouterOptions {
   logger?: Logger | undefined;
   /** Connections per standby. */
   max?: number;
+  /** The server's statement timeout (DB_STATEMENT_TIMEOUT_MS); a standby's is this or less. */
+  statementTimeoutMs?: number;
 }
 
 /** A database's name for metrics and /readyz: host:port/database, without credentials. */
@@ -88,15 +95,13 @@ export class ReadRouter {
       this.primaryCheck = primary;
     }
     this.standbys = standbyUrls.map((url) => {
-      const pool = new pg.Pool({
-        connectionString: url,
-        max: options.max ?? 10,
-        connectionTimeoutMillis: STANDBY_CONNECT_TIMEOUT_MS,
-        query_timeout: STANDBY_QUERY_TIMEOUT_MS,
-        idleTimeoutMillis: 30_000,
-      });
       const name = databaseName(url);
-      pool.on('error', (error) => options.logger?.warn({ err: error, standby: name }, 'an idle standby connection failed; the pool replaces it'));
+      const pool = createPool(url, {
+        max: options.max ?? 10,
+        statementTimeoutMs: Math.min(options.statementTimeoutMs ?? STANDBY_STATEMENT_TIMEOUT_MS, STANDBY_STATEMENT_TIMEOUT_MS),
+        connectTimeoutMs: STANDBY_CONNECT_TIMEOUT_MS,
+        onIdleError: (error) => options.logger?.warn({ err: error, standby: name }, 'an idle standby connection failed; the pool replaces it'),
+      });
       options.metrics?.watchPool(name, pool);
       return { name, pool, state: 'up' as StandbyState, retryAt: 0 };
     });

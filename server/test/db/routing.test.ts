@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimary, type Primary, type Standby } from '../../topology/src/postgres.js';
+import { createPool } from '../../src/db/pool.js';
 import { databaseName, ReadRouter } from '../../src/db/routing.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { aLoad, asChecked, startApp, type TestApp } from '../support/app.js';
@@ -87,6 +88,31 @@ describe('page reads on a streaming standby', () => {
     const resumed = await page();
     expect(resumed.from).toBe(standbyName);
     expect(numbers(resumed)).toEqual(['A1', 'A3', 'A4', 'A2', 'A5']);
+  });
+
+  it('a statement past its deadline is cancelled by the standby itself, not left running there, and the read goes on on the primary', async () => {
+    const primaryPool = createPool(primary.urlOf('loadfeed'));
+    const router = new ReadRouter(primaryPool, [standby.urlOf('loadfeed')], { statementTimeoutMs: 300 });
+    // Slow on the standby only; marked, so that the standby's own sessions can be searched for it.
+    const marker = `slow_read_${Date.now()}`;
+    try {
+      const readOnStandby = await router.read(0n, async (db) => {
+        const result = await db.query<{ on_standby: boolean }>(
+          `SELECT 0::bigint AS feed_version, pg_is_in_recovery() AS on_standby, pg_sleep(CASE WHEN pg_is_in_recovery() THEN 10 ELSE 0 END) AS ${marker}`,
+        );
+        return result.rows[0]!.on_standby;
+      });
+      expect(readOnStandby).toBe(false);
+      const running = await standby.sql<{ count: string }>(
+        `SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()`,
+        [`%${marker}%`],
+        'loadfeed',
+      );
+      expect(running[0]!.count).toBe('0');
+    } finally {
+      await router.stop();
+      await primaryPool.end();
+    }
   });
 
   it('a standby stopped mid-walk: the walk goes on on the primary with no error, /readyz names it down, and it serves again once back', async () => {
