@@ -138,7 +138,7 @@ export function useReferenceServer(options: { maxPageSize?: number } = {}) {
     get server() {
       return current();
     },
-    /** A new customer with `count` loads, imported `perWrite` at a time (each write is one updatedAt). */
+    /** A new customer with `count` loads, imported `perWrite` at a time (rows written in one millisecond share a stamp). */
     async customer(count: number, perWrite = 4): Promise<Customer> {
       const code = `X${randomBytes(4).toString('hex')}`;
       const load = (n: number, overrides: Partial<LoadInput> = {}) => loadInput(code, n, overrides);

@@ -89,7 +89,8 @@ describe('GET /api/v1/loads', () => {
     const all = (await list()).data;
     const stamps = all.map((load) => load.updatedAt);
     expect([...stamps].sort()).toEqual(stamps);
-    // One import shares one updatedAt; ties fall in the order the rows were inserted.
+    // One import stamps its rows as it writes them, in order; rows stamped in one millisecond fall in
+    // the order they were inserted.
     expect(all.map((load) => load.loadNumber)).toEqual(['A-full', 'A-window-start', 'A-future']);
     const paged = [...(await list('?pageSize=1&page=1')).data, ...(await list('?pageSize=1&page=2')).data, ...(await list('?pageSize=1&page=3')).data];
     expect(paged).toEqual(all);
