@@ -52,6 +52,7 @@ describe('startTestServer', () => {
     ]);
     const ended = Date.now();
     const first = (await fetchJson(`${server.baseUrl}/api/v1/loads`, key)).body as { data: { loadNumber: string; updatedAt: string }[] };
+    expect(first.data.map((load) => load.loadNumber)).toEqual(['S1', 'S2']);
     for (const load of first.data) {
       expect(Date.parse(load.updatedAt)).toBeGreaterThanOrEqual(started);
       expect(Date.parse(load.updatedAt)).toBeLessThanOrEqual(ended);
