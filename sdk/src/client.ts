@@ -1,14 +1,17 @@
 // createClient: openapi-fetch over the generated `paths`, with the key in the Authorization header, a
 // fetch composed of small layers beneath it (retries over pacing over a timeout over the transport, which
-// reads each body whole), and every error status turned into one class of the error tree.
+// reads each body whole, up to a size cap, and follows redirects only within the origin), every error
+// status turned into one class of the error tree, and every page checked before it is handed out.
 import createFetchClient, { type Middleware } from 'openapi-fetch';
-import { LIST_LOADS_PATH, REQUEST_ID_HEADER, RESPONSE_DATE_TIME, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, REQUEST_ID_HEADER, SETTLED_THROUGH_HEADER, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './body-limit.js';
 import { systemClock, type Clock } from './clock.js';
 import { AbortError, ContractError, errorFromResponse } from './errors.js';
 import { checkOptions, must, withDefaults, type Schema } from './options.js';
 import { createPacer, withPacing, type QuotaSnapshot } from './pacing.js';
 import { DEFAULT_RETRY_POLICY, RETRY_POLICY_SCHEMA, withRetries, type AttemptEvents, type RetryPolicy } from './retry.js';
-import { withTimeout } from './timeout.js';
+import { rowViolations, type UpdatedAtBounds } from './row-check.js';
+import { DEFAULT_TIMEOUT_MS, withTimeout } from './timeout.js';
 import { wholeResponses, type AttemptFetch, type CallLimits } from './transport.js';
 
 export type ListLoadsParams = ListLoadsQuery;
@@ -23,8 +26,13 @@ export interface ClientOptions {
   /** The fetch each attempt goes through (defaults to the global one). */
   fetch?: (request: Request) => Promise<Response>;
   userAgent?: string;
-  /** Per attempt: no whole response (headers and body) within this many ms is a TimeoutError (retried like a 5xx). */
+  /**
+   * Per attempt: no whole response (headers and body) within this many ms, on the client's clock, is a
+   * TimeoutError (retried like a 5xx). Default: 30 s of real time.
+   */
   timeoutMs?: number;
+  /** The largest response body read, in bytes; a larger one is a ResponseTooLargeError, not retried. Default 32 MiB. */
+  maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   /** Aborts every request and every wait of this client. */
   signal?: AbortSignal;
@@ -71,6 +79,7 @@ const CLIENT_OPTIONS: Schema = {
   fetch: must.function,
   userAgent: must.string,
   timeoutMs: must.milliseconds(1),
+  maxResponseBytes: must.integer(1),
   retry: must.object,
   signal: must.abortSignal,
   logger: must.object,
@@ -87,18 +96,26 @@ export function createClient(options: ClientOptions): LoadfeedClient {
   const pacer = createPacer(clock);
   const stats: ClientStats = { requests: 0, quotaWaitMs: 0, retryWaitMs: 0 };
   const logger = options.logger ?? {};
-  const transport = wholeResponses(options.fetch ?? ((request: Request) => globalThis.fetch(request)));
-  const timed = options.timeoutMs === undefined ? transport : withTimeout(transport, { clock, timeoutMs: options.timeoutMs });
+  const policy = withDefaults(DEFAULT_RETRY_POLICY, options.retry);
+  const transport = wholeResponses(options.fetch ?? ((request: Request) => globalThis.fetch(request)), {
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+  });
+  // A timeout given is kept on the client's clock (a test can run it in simulated time). The default is
+  // real time whatever the clock: it guards a real socket, and a simulated clock, whose time moves only
+  // when something sleeps on it, must not be moved, nor its sleepers counted, by a guard on every request.
+  const timed =
+    options.timeoutMs === undefined ? withTimeout(transport, { clock: systemClock, timeoutMs: DEFAULT_TIMEOUT_MS }) : withTimeout(transport, { clock, timeoutMs: options.timeoutMs });
   const paced = withPacing(observeAttempts(timed, clock, stats, logger), {
     pacer,
     clock,
+    maxWaitMs: policy.maxWaitMs,
     onWait(event) {
       stats.quotaWaitMs += event.delayMs;
       logger.onWait?.({ delayMs: event.delayMs, until: event.until });
     },
   });
   const send = withRetries(paced, {
-    policy: withDefaults(DEFAULT_RETRY_POLICY, options.retry),
+    policy,
     clock,
     random: options.random ?? Math.random,
     onRetry(event) {
@@ -120,11 +137,13 @@ export function createClient(options: ClientOptions): LoadfeedClient {
     if (signal?.aborted) throw AbortError.from(signal);
     const { data, error, response } = await api.GET(LIST_LOADS_PATH, {
       params: { query: params },
+      // Redirects are the transport's to follow, within the origin only (redirects.ts).
+      redirect: 'manual',
       ...(signal ? { signal } : {}),
       fetch: (request: Request) => send(request, { ...call, signal }),
     });
     if (error !== undefined || !response.ok) throw errorFromResponse(response.status, response.headers, error, clock.now());
-    const violations = pageViolations(data);
+    const violations = pageViolations(data, params.page ?? 1, updatedAtBounds(params, response.headers, pacer.serverNow()));
     if (violations.length > 0) throw new ContractError(violations, { status: response.status, headers: response.headers });
     return data as Page;
   }
@@ -153,30 +172,42 @@ export function createClient(options: ClientOptions): LoadfeedClient {
 }
 
 /**
- * What the SDK cannot work without: the envelope's fields, and in every row a `loadNumber` (the upsert
- * key) and an `updatedAt` in SPEC's one date-time shape (the cursor). Other fields pass through as the server sent them, `createdAt`
- * included; the full schema check is @loadfeed/spec/validate's `checkLoadPage`, for those who want it.
+ * The envelope's fields (the page echoed as asked, which a sync's walk relies on) and every row's light
+ * contract check (row-check.ts). The full schema check is @loadfeed/spec/validate's `checkLoadPage`, for
+ * those who want it.
  */
-function pageViolations(body: unknown): Violation[] {
-  if (typeof body !== 'object' || body === null) return [{ path: '/', message: 'must be a page envelope' }];
+function pageViolations(body: unknown, requestedPage: number, bounds: UpdatedAtBounds): Violation[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [{ path: '/', message: 'must be a page envelope' }];
   const page = body as Record<string, unknown>;
   const violations: Violation[] = [];
   if (!Array.isArray(page.data)) violations.push({ path: '/data', message: 'must be an array' });
   if (typeof page.hasMore !== 'boolean') violations.push({ path: '/hasMore', message: 'must be a boolean' });
-  if (typeof page.totalCount !== 'number') violations.push({ path: '/totalCount', message: 'must be a number' });
-  if (typeof page.pageSize !== 'number') violations.push({ path: '/pageSize', message: 'must be a number' });
-  if (!Array.isArray(page.data)) return violations;
-  page.data.forEach((row: unknown, index) => {
-    const record = typeof row === 'object' && row !== null ? (row as Record<string, unknown>) : {};
-    if (typeof record.loadNumber !== 'string' || record.loadNumber === '') {
-      violations.push({ path: `/data/${index}/loadNumber`, message: 'is required: it is the row identity to upsert on' });
-    }
-    // The sync compares cursors as text, which is exact because every updatedAt has this one shape.
-    if (typeof record.updatedAt !== 'string' || !RESPONSE_DATE_TIME.test(record.updatedAt)) {
-      violations.push({ path: `/data/${index}/updatedAt`, message: 'must be a UTC date-time with milliseconds and Z: it is the sync cursor' });
-    }
-  });
+  if (!Number.isSafeInteger(page.totalCount) || (page.totalCount as number) < 0) violations.push({ path: '/totalCount', message: 'must be a whole number >= 0' });
+  if (!Number.isSafeInteger(page.pageSize) || (page.pageSize as number) < 1) violations.push({ path: '/pageSize', message: 'must be a whole number >= 1' });
+  if (page.page !== requestedPage) violations.push({ path: '/page', message: `must echo the page asked for (${requestedPage}), got ${JSON.stringify(page.page)}` });
+  if (Array.isArray(page.data)) violations.push(...rowViolations(page.data, bounds));
   return violations;
+}
+
+/** One day: the margin on the server's `Date` when a deployment does not say how far its feed is settled. */
+const CLOCK_MARGIN_MS = 86_400_000;
+
+/**
+ * What a row's `updatedAt` may be: not before the request's `updatedSince`, and not after how far the
+ * response says the feed is settled, nor a day past the server's `Date` (or ours, where a browser hides
+ * `Date`): a margin for clocks, not a policing of them. The point is to refuse a cursor from the far future.
+ */
+function updatedAtBounds(params: ListLoadsParams, headers: Headers, serverNow: number): UpdatedAtBounds {
+  const since = params.updatedSince === undefined ? Number.NaN : Date.parse(params.updatedSince);
+  const date = Date.parse(headers.get('date') ?? '');
+  const dayAfter = (Number.isNaN(date) ? serverNow : date) + CLOCK_MARGIN_MS;
+  const settled = Date.parse(headers.get(SETTLED_THROUGH_HEADER) ?? '');
+  const bounds: UpdatedAtBounds =
+    !Number.isNaN(settled) && settled <= dayAfter
+      ? { notBefore: undefined, notAfter: settled, notAfterReason: `the response's X-Feed-Settled-Through (${new Date(settled).toISOString()})` }
+      : { notBefore: undefined, notAfter: dayAfter, notAfterReason: `a day after ${Number.isNaN(date) ? 'the time now' : "the response's Date"} (${new Date(dayAfter).toISOString()})` };
+  if (!Number.isNaN(since)) bounds.notBefore = since;
+  return bounds;
 }
 
 /** Counts each attempt that goes out and tells the logger about it and its status. */

@@ -86,6 +86,48 @@ export class ContractError extends LoadfeedError {
   }
 }
 
+/** The response's body is larger than the client's `maxResponseBytes`: refused while it streams, never retried. */
+export class ResponseTooLargeError extends LoadfeedError {
+  /** The client's cap, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(message: string, limitBytes: number, context: ErrorContext = {}) {
+    super(message, context);
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** The server asked for a wait (`Retry-After`, or an `X-RateLimit-Reset`) longer than the client's `retry.maxWaitMs`. */
+export class WaitTooLongError extends LoadfeedError {
+  /** The wait the server asked for, in ms. */
+  readonly requestedMs: number;
+  /** The client's cap, in ms. */
+  readonly limitMs: number;
+  /** The header that asked for it, as the server sent it: `Retry-After: 999999999`. */
+  readonly askedBy: string;
+
+  constructor(message: string, details: { requestedMs: number; limitMs: number; askedBy: string }, context: ErrorContext = {}) {
+    super(message, context);
+    this.requestedMs = details.requestedMs;
+    this.limitMs = details.limitMs;
+    this.askedBy = details.askedBy;
+  }
+}
+
+/** A sync stopped because the server's answers would never let it finish (the same pages again, a count it walks past). */
+export class NoProgressError extends LoadfeedError {}
+
+/** The server redirected the request to another origin; the base URL has moved, or something else answers there. */
+export class RedirectError extends LoadfeedError {
+  /** Where the redirect pointed, when the runtime says (a browser does not). */
+  readonly location: string | undefined;
+
+  constructor(message: string, location: string | undefined, context: ErrorContext = {}) {
+    super(message, context);
+    this.location = location;
+  }
+}
+
 /** `Retry-After` as whole seconds, when the header is a number. */
 export function retryAfterSeconds(headers: Headers): number | undefined {
   return integerHeaderValue(headers.get(RETRY_AFTER_HEADER));

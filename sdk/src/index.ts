@@ -11,6 +11,10 @@ export {
   TimeoutError,
   AbortError,
   ContractError,
+  ResponseTooLargeError,
+  WaitTooLongError,
+  NoProgressError,
+  RedirectError,
   errorFromResponse,
 } from './errors.js';
 export { DEFAULT_RETRY_POLICY, RETRY_RULES, backoffDelay } from './retry.js';

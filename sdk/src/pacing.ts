@@ -6,7 +6,9 @@
 // and reads every response's headers back into the pacer.
 import { integerHeaderValue, RATE_LIMIT_HEADERS } from '@loadfeed/spec';
 import type { Clock } from './clock.js';
+import { WaitTooLongError } from './errors.js';
 import type { AttemptFetch, WaitEvent } from './transport.js';
+import { describeWait } from './wait-limit.js';
 
 const [LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER] = RATE_LIMIT_HEADERS;
 /** `Date` has whole-second resolution: the server's time was somewhere in [Date, Date + 1 s). */
@@ -33,6 +35,8 @@ export interface Pacer {
   snapshot(): QuotaSnapshot;
   /** The server's clock now, as far as we can tell (never ahead of it). */
   serverNow(): number;
+  /** The `X-RateLimit-Reset` the current wait comes from, as the server sent it. */
+  resetHeader(): string | undefined;
 }
 
 const integerHeader = (headers: Headers, name: string) => integerHeaderValue(headers.get(name));
@@ -91,20 +95,31 @@ export function createPacer(clock: Clock): Pacer {
       };
     },
     serverNow: () => clock.now() + offset(),
+    resetHeader: () => (resetServerSeconds === undefined ? undefined : `${RATE_LIMIT_HEADERS[2]}: ${resetServerSeconds}`),
   };
 }
 
 export interface PacingOptions {
   pacer: Pacer;
   clock: Clock;
+  /** The longest wait for the quota; the server asking for a longer one is a WaitTooLongError. */
+  maxWaitMs: number;
   /** Before each wait for the quota (the call's own onWait hears it too). */
   onWait?(event: WaitEvent): void;
 }
 
 /** Each attempt waits until the quota admits it, then its response's headers update the quota. */
-export function withPacing(inner: AttemptFetch, { pacer, clock, onWait }: PacingOptions): AttemptFetch {
+export function withPacing(inner: AttemptFetch, { pacer, clock, maxWaitMs, onWait }: PacingOptions): AttemptFetch {
   return async function pacedAttempt(request, context) {
     const delayMs = pacer.delay();
+    if (delayMs > maxWaitMs) {
+      // A server that sends milliseconds where the contract says epoch seconds asks for thousands of years.
+      const askedBy = pacer.resetHeader() ?? RATE_LIMIT_HEADERS[2];
+      throw new WaitTooLongError(
+        `the server's rate-limit headers ask to wait ${describeWait(delayMs)} for the next request (${REMAINING_HEADER}: 0, ${askedBy}; the contract says epoch seconds), longer than the client's retry.maxWaitMs (${describeWait(maxWaitMs)})`,
+        { requestedMs: delayMs, limitMs: maxWaitMs, askedBy },
+      );
+    }
     if (delayMs > 0) {
       const { limit } = pacer.snapshot();
       const reason = limit === undefined ? "the key's rate limit is spent" : `the key's ${limit} requests a minute are spent`;

@@ -3,7 +3,8 @@
 // logical request however many attempts it took. An attempt is the whole response, body included
 // (transport.ts), so a body cut short is retried like any other connection failure.
 import type { Clock } from './clock.js';
-import { AbortError, ConnectionError, TimeoutError, retryAfterSeconds } from './errors.js';
+import { AbortError, ConnectionError, TimeoutError, WaitTooLongError, retryAfterSeconds } from './errors.js';
+import { describeWait } from './wait-limit.js';
 import { must, type Schema } from './options.js';
 import type { AttemptFetch, CallLimits, WaitEvent } from './transport.js';
 
@@ -24,8 +25,13 @@ export interface RetryPolicy {
   /** Backoff before retry n is uniform in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))) ("full jitter"). */
   baseDelayMs: number;
   maxDelayMs: number;
-  /** Attempts in all for 429s. Each waits exactly Retry-After, however long; a deadline stops it sooner. */
+  /** Attempts in all for 429s. Each waits exactly Retry-After; a deadline stops it sooner. */
   rateLimitMaxAttempts: number;
+  /**
+   * The longest wait the server may ask for (`Retry-After`, or the `X-RateLimit-Reset` pacing waits for).
+   * A longer one is a WaitTooLongError that says what the server asked for, not a wait.
+   */
+  maxWaitMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -33,6 +39,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   rateLimitMaxAttempts: 10,
+  // The rate window is a minute; an hour is far beyond any honest ask, and short of a scheduled sync's period.
+  maxWaitMs: 3_600_000,
 };
 
 /** What each field of `retry` must be (createClient checks it once). */
@@ -41,6 +49,7 @@ export const RETRY_POLICY_SCHEMA = {
   baseDelayMs: must.milliseconds(0),
   maxDelayMs: must.milliseconds(0),
   rateLimitMaxAttempts: must.integer(1),
+  maxWaitMs: must.milliseconds(0),
 } as const satisfies Record<keyof RetryPolicy, unknown> & Schema;
 
 export type Outcome = { response: Response } | { failure: ConnectionError | TimeoutError };
@@ -112,6 +121,15 @@ export function withRetries(inner: AttemptFetch, { policy, clock, random, onRetr
       if (attempt >= policy.rateLimitMaxAttempts) return undefined;
       const seconds = retryAfterSeconds(outcome.response.headers);
       delay = seconds === undefined ? backoffDelay(policy, attempt, random) : seconds * 1000;
+      if (seconds !== undefined && delay > policy.maxWaitMs) {
+        const { headers, status } = outcome.response;
+        const askedBy = `Retry-After: ${headers.get('retry-after')!.trim()}`;
+        throw new WaitTooLongError(
+          `the server answered ${status} and asked to wait ${describeWait(delay)} before a retry (${askedBy}), longer than the client's retry.maxWaitMs (${describeWait(policy.maxWaitMs)})`,
+          { requestedMs: delay, limitMs: policy.maxWaitMs, askedBy },
+          { status, headers },
+        );
+      }
     } else {
       if (attempt >= policy.maxAttempts) return undefined;
       delay = backoffDelay(policy, attempt, random);

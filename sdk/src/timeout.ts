@@ -2,7 +2,11 @@
 // `timeoutMs` on the injected clock is a TimeoutError, and the fetch it started is aborted.
 import type { Clock } from './clock.js';
 import { TimeoutError } from './errors.js';
-import { hostPort, type AttemptFetch } from './transport.js';
+import { hostPort } from './host-port.js';
+import type { AttemptFetch } from './transport.js';
+
+/** Per attempt, headers and body: ample for a 1,000-row page on a slow link, and a stalled body ends. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface TimeoutOptions {
   clock: Clock;

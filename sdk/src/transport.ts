@@ -6,7 +6,11 @@
 //
 // The client composes its fetch from small layers of this one shape (see client.ts): retries
 // (retry.ts) over pacing (pacing.ts) over a timeout (timeout.ts) over this transport.
-import { AbortError, ConnectionError } from './errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, readBodyWithin } from './body-limit.js';
+import { AbortError, ConnectionError, LoadfeedError } from './errors.js';
+import { hostPort } from './host-port.js';
+import { sameOriginRedirects } from './redirects.js';
+
 
 /** What the caller of one logical request can say about it; every layer passes it down. */
 export interface CallLimits {
@@ -39,22 +43,35 @@ export type AttemptFetch = (request: Request, context: AttemptContext) => Promis
 /** Statuses whose response has no body by definition (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** The transport: `fetch`, with the body read whole and every failure a ConnectionError (or an AbortError). */
-export function wholeResponses(fetch: (request: Request) => Promise<Response>): AttemptFetch {
+export interface TransportOptions {
+  /** The largest body read, in bytes; a larger one is a ResponseTooLargeError (body-limit.ts). */
+  maxResponseBytes?: number;
+}
+
+/**
+ * The transport: `fetch`, redirects followed only within the origin, the body read whole up to
+ * `maxResponseBytes`, and every failure a ConnectionError (or an AbortError). The errors of the tree it
+ * raises on purpose (a body too large, a redirect elsewhere) pass as they are.
+ */
+export function wholeResponses(fetch: (request: Request) => Promise<Response>, options: TransportOptions = {}): AttemptFetch {
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const send = sameOriginRedirects(fetch);
   return async function transport(request, context) {
     const aborted = () => [context.signal, request.signal].find((signal) => signal?.aborted);
     let response: Response;
     try {
-      response = await fetch(request);
+      response = await send(request);
     } catch (error) {
+      if (error instanceof LoadfeedError) throw error;
       const signal = aborted();
       if (signal) throw AbortError.from(signal);
       throw connectionFailure(request.url, 'request', error);
     }
     let text: string;
     try {
-      text = await response.text();
+      text = await readBodyWithin(response, maxBytes, request.url);
     } catch (error) {
+      if (error instanceof LoadfeedError) throw error;
       const signal = aborted();
       if (signal) throw AbortError.from(signal);
       throw connectionFailure(request.url, 'body', error);
@@ -137,17 +154,6 @@ const CAUSES: Record<string, string> = {
   CERT_HAS_EXPIRED: "the server's certificate has expired",
   DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is self-signed",
 };
-
-/** `host:port` of a URL, with the scheme's default port spelled out. */
-export function hostPort(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const port = parsed.port || (parsed.protocol === 'https:' ? '443' : parsed.protocol === 'http:' ? '80' : '');
-    return port ? `${parsed.hostname}:${port}` : parsed.hostname;
-  } catch {
-    return url;
-  }
-}
 
 /**
  * A ConnectionError whose message says where and why: the host and port, and the innermost cause's code

@@ -4,17 +4,19 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
+import { contractRow } from './hostile-server.js';
 
 export type Fault = 'ok' | 'socket-closed-mid-body' | 'json-cut-with-matching-length' | 'headers-then-silence' | 'status-503';
 
-/** A page the client accepts: the envelope and rows with loadNumber and updatedAt. */
+/** A page the client accepts: the envelope and rows the contract accepts. */
 export function pageBody(rows = 3): string {
-  const data = Array.from({ length: rows }, (_, index) => ({
-    loadNumber: `L${String(index + 1).padStart(6, '0')}`,
-    updatedAt: `2026-01-01T00:00:0${index}.000Z`,
-    // Some bulk, so that a cut falls well inside the body.
-    poNumber: `PO-${'x'.repeat(200)}`,
-  }));
+  const data = Array.from({ length: rows }, (_, index) =>
+    contractRow(index + 1, {
+      updatedAt: `2026-01-01T00:00:0${index}.000Z`,
+      // Some bulk, so that a cut falls well inside the body.
+      poNumber: `PO-${'x'.repeat(200)}`,
+    }),
+  );
   return JSON.stringify({ data, page: 1, pageSize: 100, totalCount: rows, hasMore: false });
 }
 

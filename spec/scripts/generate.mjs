@@ -43,6 +43,7 @@ export function renderFactsModule(document) {
     ['LOAD_FIELDS', 'The Load fields, all required, in the document\'s order.', fields],
     ['NULLABLE_LOAD_FIELDS', 'Load fields that carry null when they have no value.', fields.filter((field) => [load.properties[field].type].flat().includes('null'))],
     ['DATE_TIME_LOAD_FIELDS', 'Load fields whose values are date-times.', fields.filter((field) => load.properties[field].format === 'date-time')],
+    ['LOAD_FIELD_PATTERNS', 'The pattern each patterned Load string field must match (a null passes where the field is nullable).', Object.fromEntries(fields.filter((field) => load.properties[field].pattern !== undefined).map((field) => [field, load.properties[field].pattern]))],
     ['LIST_LOADS_PARAMETERS', 'The query parameters of listLoads, by name.', Object.values(parameters).map((parameter) => parameter.name)],
     ['DEFAULT_PAGE', 'The page a request without `page` gets.', parameters.page.schema.default],
     ['DEFAULT_PAGE_SIZE', 'The page size a request without `pageSize` gets.', parameters.pageSize.schema.default],

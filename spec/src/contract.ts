@@ -33,6 +33,9 @@ export const NULLABLE_LOAD_FIELDS: readonly LoadField[] = facts.NULLABLE_LOAD_FI
 /** Load fields whose values are date-times. */
 export const DATE_TIME_LOAD_FIELDS: readonly LoadField[] = facts.DATE_TIME_LOAD_FIELDS;
 
+/** The pattern each patterned Load string field must match (the states, the times, the decimal strings). */
+export const LOAD_FIELD_PATTERNS: Readonly<Partial<Record<LoadField, string>>> = facts.LOAD_FIELD_PATTERNS;
+
 /** The one extra Load property clients must tolerate (SPEC §2): an ISO 8601 date-time. */
 export const TOLERATED_EXTRA_LOAD_FIELD = 'createdAt';
 

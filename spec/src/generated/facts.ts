@@ -11,6 +11,9 @@ export const NULLABLE_LOAD_FIELDS = ["poNumber","billingRefNumber","originCity",
 /** Load fields whose values are date-times. */
 export const DATE_TIME_LOAD_FIELDS = ["scheduledPickupDate","scheduledDeliveryDate","tenderedDate","actualPickupDate","actualDeliveryDate","requestedDeliveryDate","updatedAt"] as const;
 
+/** The pattern each patterned Load string field must match (a null passes where the field is nullable). */
+export const LOAD_FIELD_PATTERNS = {"originState":"^[A-Za-z]{2}$","destinationState":"^[A-Za-z]{2}$","scheduledPickupTime":"^([01][0-9]|2[0-3]):[0-5][0-9]$","scheduledDeliveryTime":"^([01][0-9]|2[0-3]):[0-5][0-9]$","miles":"^-?[0-9]+(\\.[0-9]+)?$","totalCost":"^-?[0-9]+(\\.[0-9]+)?$"} as const;
+
 /** The query parameters of listLoads, by name. */
 export const LIST_LOADS_PARAMETERS = ["page","pageSize","updatedSince","status","pickupFrom","pickupTo","deliveryFrom","deliveryTo","poNumber","billingRefNumber"] as const;
 
