@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClient, syncLoads } from '../src/index.js';
+import { DEFAULT_RETRY_POLICY, createClient, syncLoads } from '../src/index.js';
 import { MOCK_API_KEY, createSimulatedClock } from '../src/mock/index.js';
 import { createPacer, withPacing } from '../src/pacing.js';
 import type { WaitEvent } from '../src/transport.js';
@@ -73,7 +73,7 @@ describe('pacing from the rate-limit headers', () => {
       return new Response('{}', { status: 200, headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetSeconds) } });
     };
     const waits: WaitEvent[] = [];
-    const paced = withPacing(inner, { pacer: createPacer(clock), clock, onWait: () => void seenAtWait.push(clock.now() - start) });
+    const paced = withPacing(inner, { pacer: createPacer(clock), clock, maxWaitMs: DEFAULT_RETRY_POLICY.maxWaitMs, onWait: () => void seenAtWait.push(clock.now() - start) });
     await paced(new Request('http://x.test/'), { attempt: 1 });
     await paced(new Request('http://x.test/'), { attempt: 1, onWait: (event) => void waits.push(event) });
     expect(sentAt).toEqual([0, resetSeconds * 1000 - start]);
