@@ -4,7 +4,7 @@
 //
 // The pacing layer (`withPacing`) holds each attempt until the quota admits it, saying so before it waits,
 // and reads every response's headers back into the pacer.
-import { integerHeaderValue, RATE_LIMIT_HEADERS } from '@loadfeed/spec';
+import { integerHeaderValue, RATE_LIMIT_HEADERS, RESPONSE_HEADERS } from '@loadfeed/spec';
 import type { Clock } from './clock.js';
 import { WaitTooLongError } from './errors.js';
 import type { AttemptFetch, WaitEvent } from './transport.js';
@@ -95,7 +95,7 @@ export function createPacer(clock: Clock): Pacer {
       };
     },
     serverNow: () => clock.now() + offset(),
-    resetHeader: () => (resetServerSeconds === undefined ? undefined : `${RATE_LIMIT_HEADERS[2]}: ${resetServerSeconds}`),
+    resetHeader: () => (resetServerSeconds === undefined ? undefined : `${RESPONSE_HEADERS.rateLimitReset}: ${resetServerSeconds}`),
   };
 }
 
@@ -114,9 +114,9 @@ export function withPacing(inner: AttemptFetch, { pacer, clock, maxWaitMs, onWai
     const delayMs = pacer.delay();
     if (delayMs > maxWaitMs) {
       // A server that sends milliseconds where the contract says epoch seconds asks for thousands of years.
-      const askedBy = pacer.resetHeader() ?? RATE_LIMIT_HEADERS[2];
+      const askedBy = pacer.resetHeader() ?? RESPONSE_HEADERS.rateLimitReset;
       throw new WaitTooLongError(
-        `the server's rate-limit headers ask to wait ${describeWait(delayMs)} for the next request (${REMAINING_HEADER}: 0, ${askedBy}; the contract says epoch seconds), longer than the client's retry.maxWaitMs (${describeWait(maxWaitMs)})`,
+        `the server's rate-limit headers ask to wait ${describeWait(delayMs)} for the next request (${RESPONSE_HEADERS.rateLimitRemaining}: 0, ${askedBy}; the contract says epoch seconds), longer than the client's retry.maxWaitMs (${describeWait(maxWaitMs)})`,
         { requestedMs: delayMs, limitMs: maxWaitMs, askedBy },
       );
     }

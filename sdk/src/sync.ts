@@ -6,6 +6,7 @@ import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js
 import type { Clock } from './clock.js';
 import type { WaitEvent } from './transport.js';
 import { memoryCursorStore, type CursorStore } from './cursor-store.js';
+import { NoProgressError } from './errors.js';
 import { checkOptions, must, type Schema } from './options.js';
 
 /** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
@@ -92,6 +93,29 @@ const FILTER_OPTIONS: Schema = {
 } satisfies Record<keyof SyncFilters, unknown>;
 
 const DEFAULT_OVERLAP_MS = 5 * 60_000;
+/** The largest page number a walk asks for: past it a server's int32 wraps, and `>> 1` turns negative. */
+const MAX_PAGE_NUMBER = 2 ** 31 - 1;
+
+/**
+ * Stops a walk that the server's answers would keep going forever: the same rows again while `hasMore`
+ * says more follow. An honest server cannot do that in the walks that use it (each request starts past the
+ * last one's rows), so it is an error, not a reason to loop.
+ */
+function repeatGuard() {
+  let previous: string | undefined;
+  return (page: Page, request: string): void => {
+    const rows = page.data;
+    const first = rows[0];
+    const last = rows[rows.length - 1];
+    const signature = first && last ? `${rows.length} ${first.loadNumber}@${first.updatedAt} ${last.loadNumber}@${last.updatedAt}` : undefined;
+    if (page.hasMore && signature !== undefined && signature === previous) {
+      throw new NoProgressError(
+        `the sync makes no progress: ${request} brought the same ${rows.length} rows as the request before it (${first!.loadNumber} to ${last!.loadNumber}) and says more follow`,
+      );
+    }
+    previous = signature;
+  };
+}
 
 // Every updatedAt has SPEC's one shape (the client checks it), so equal instants are equal strings and
 // later instants are greater strings; the cursor from a store may not, so it is compared as a time.
@@ -183,6 +207,7 @@ type Run = ReturnType<typeof createRun>;
  * that set holds at most one page, so memory stays flat.
  */
 async function walkByKey(run: Run, from: string | undefined): Promise<void> {
+  const guard = repeatGuard();
   let since = from;
   let seenAtSince = new Set<string>();
   // The page after a tied group, read before the group was walked (see walkTiedGroup).
@@ -190,6 +215,7 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
   for (;;) {
     const page = readAhead ?? (await run.fetch(since, 1));
     readAhead = undefined;
+    guard(page, `page 1 from updatedSince=${since ?? '(none)'}`);
     const rows = page.data;
     if (rows.length === 0) {
       run.setAhead(0);
@@ -239,9 +265,22 @@ async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: 
   let groupLeft = groupEstimate - handedOver.size;
   const showsEnd = (page: Page) => !page.hasMore || page.data.length < size || page.data[page.data.length - 1]!.updatedAt !== at;
 
+  if (top > MAX_PAGE_NUMBER) {
+    throw new NoProgressError(
+      `the sync makes no progress: the server counts ${groupEstimate} rows at updatedAt ${at}, more than page numbers up to 2^31 reach at ${size} a page`,
+    );
+  }
   let page = await run.fetch(at, top, size);
   while (!showsEnd(page)) {
-    top += Math.max(1, top >> 1);
+    // The group cannot grow (rows only leave it), so a full page of it past the rows first counted at or
+    // after `at` is a server whose pages never end: the walk would climb for ever.
+    const next = top + Math.max(1, Math.floor(top / 2));
+    if (top * size > firstPage.totalCount || next > MAX_PAGE_NUMBER) {
+      throw new NoProgressError(
+        `the sync makes no progress: the rows at updatedAt ${at} never end: page ${top} (${size} a page) is still full of them and says more follow, past the ${firstPage.totalCount} rows the server counted from that instant`,
+      );
+    }
+    top = next;
     page = await run.fetch(at, top, size);
   }
   let previous = handedOver;
@@ -260,9 +299,16 @@ async function walkTiedGroup(run: Run, at: string, firstPage: Page, handedOver: 
 
 /** SPEC §4's loop as written: page numbers from one updatedSince, following hasMore. */
 async function walkByPage(run: Run, from: string | undefined): Promise<void> {
+  const guard = repeatGuard();
   let largest: string | undefined;
   for (let number = 1; ; number += 1) {
     const page = await run.fetch(from, number);
+    guard(page, `page ${number}`);
+    if (page.hasMore && (number * page.pageSize >= page.totalCount || number >= MAX_PAGE_NUMBER)) {
+      throw new NoProgressError(
+        `the sync makes no progress: page ${number} (${page.pageSize} a page) says more follow, but the server counts only ${page.totalCount} rows`,
+      );
+    }
     for (const row of page.data) if (largest === undefined || row.updatedAt > largest) largest = row.updatedAt;
     run.setAhead(page.totalCount - (number - 1) * page.pageSize - page.data.length);
     await run.deliver(page.data, largest);
