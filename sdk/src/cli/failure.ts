@@ -7,9 +7,13 @@ import {
   BadRequestError,
   ConnectionError,
   ContractError,
+  NoProgressError,
   RateLimitError,
+  RedirectError,
+  ResponseTooLargeError,
   ServerError,
   TimeoutError,
+  WaitTooLongError,
 } from '../errors.js';
 import { ENV_API_KEY, EXIT_CODES } from './command.js';
 
@@ -40,6 +44,10 @@ export function describeFailure(error: unknown): Failure {
   if (error instanceof ContractError) {
     const [first] = error.violations;
     return failure(`the server's response breaks the contract${first ? ` at ${first.path}: ${first.message}` : ''}`);
+  }
+  // The SDK's caps against a server that answers off the contract: each message says what was refused.
+  if (error instanceof ResponseTooLargeError || error instanceof WaitTooLongError || error instanceof NoProgressError || error instanceof RedirectError) {
+    return failure(withRequestId(error.message, error.requestId));
   }
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   const message = error instanceof Error ? error.message : String(error);

@@ -4,6 +4,7 @@ import { formatTable, writeLine } from '@loadfeed/spec/cli';
 import { createClient, type ListLoadsParams, type LoadRow, type Page } from '../client.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, type Command } from './command.js';
 import { formatWait } from './progress.js';
+import { TIMEOUT_HELP, TIMEOUT_OPTION, timeoutMsOf } from './timeout-flag.js';
 
 const NAME = 'list';
 
@@ -53,6 +54,7 @@ Options:
   --page <n>           Which page (default 1)
   --page-size <n>      Rows per page (default: the server's default, 100)
   --json               Print the page as JSON: {data, page, pageSize, totalCount, hasMore}
+${TIMEOUT_HELP}
 ${CONNECTION_HELP}`,
 
   async run(args, context) {
@@ -63,6 +65,7 @@ ${CONNECTION_HELP}`,
       page: { type: 'string' },
       'page-size': { type: 'string' },
       json: { type: 'boolean' },
+      ...TIMEOUT_OPTION,
     });
     if (values.help) return writeLine(context.stdout, this.help);
     const params: ListLoadsParams = {};
@@ -78,8 +81,10 @@ ${CONNECTION_HELP}`,
     if (page !== undefined) params.page = page;
     if (pageSize !== undefined) params.pageSize = pageSize;
 
+    const timeoutMs = timeoutMsOf(values.timeout, NAME);
     const client = createClient({
       ...connectionOf(values, context, NAME),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       signal: context.signal,
       userAgent: 'loadfeed-cli',
       // A retry can wait a minute for the rate limit: say so rather than look stuck.

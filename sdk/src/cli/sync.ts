@@ -8,6 +8,7 @@ import type { Destination } from './destination.js';
 import { openNdjsonDestination } from './ndjson-destination.js';
 import { createProgressView, formatDuration, plural, type ProgressView } from './progress.js';
 import { openSqliteDestination } from './sqlite-destination.js';
+import { TIMEOUT_HELP, TIMEOUT_OPTION, timeoutMsOf } from './timeout-flag.js';
 
 const NAME = 'sync';
 
@@ -33,6 +34,7 @@ Destination (one of):
 Options:
   --state <file>       Where --out keeps its cursor (default: <out>.state.json)
   --page-size <n>      Rows per request (default: the server's default, 100)
+${TIMEOUT_HELP}
 ${CONNECTION_HELP}
 
 Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143 SIGTERM.`,
@@ -44,6 +46,7 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143
       sqlite: { type: 'string' },
       state: { type: 'string' },
       'page-size': { type: 'string' },
+      ...TIMEOUT_OPTION,
     });
     if (values.help) return writeLine(context.stdout, this.help);
     if ((values.out === undefined) === (values.sqlite === undefined)) {
@@ -53,6 +56,7 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143
       throw new UsageError('--state is for --out: with --sqlite the cursor lives in the database itself', NAME);
     }
     const pageSize = positiveInteger(values['page-size'], '--page-size', NAME);
+    const timeoutMs = timeoutMsOf(values.timeout, NAME);
     const connection = connectionOf(values, context, NAME);
 
     let view: ProgressView | undefined;
@@ -60,6 +64,7 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143
       ...connection,
       signal: context.signal,
       userAgent: 'loadfeed-cli',
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       logger: { onRetry: (event) => view?.events.onRetry?.(event) },
     });
     const destination: Destination =
