@@ -78,7 +78,7 @@ describe('retries beneath the client', () => {
     expect(clock.now()).toBe(start);
   });
 
-  it('a long Retry-After is honoured in full, not capped', async () => {
+  it('a long Retry-After within retry.maxWaitMs (an hour by default) is honoured in full, not silently capped', async () => {
     const { mock, clock } = mockSetup({ mock: { loads: loadInputs(1) } });
     const { calls, fetch } = scripted([() => json(429, { error: 'slow down' }, { 'Retry-After': '3600' })], (request) => mock.fetch(request), clock.now);
     const client = createClient({ baseUrl: mock.baseUrl, apiKey: MOCK_API_KEY, clock, fetch });
