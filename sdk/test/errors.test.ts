@@ -3,9 +3,14 @@ import {
   ApiError,
   AuthenticationError,
   BadRequestError,
+  ConnectionError,
   LoadfeedError,
+  NoProgressError,
   RateLimitError,
+  RedirectError,
+  ResponseTooLargeError,
   ServerError,
+  WaitTooLongError,
   errorFromResponse,
 } from '../src/index.js';
 
@@ -47,5 +52,20 @@ describe('errorFromResponse', () => {
     expect(error).toBeInstanceOf(ServerError);
     expect(error.body).toBeUndefined();
     expect(error.requestId).toBeUndefined();
+  });
+});
+
+describe('the limits against a hostile server', () => {
+  it.each([
+    ['ResponseTooLargeError', new ResponseTooLargeError('too large', 1024, { status: 200, headers: headers() })],
+    ['WaitTooLongError', new WaitTooLongError('too long', { requestedMs: 2, limitMs: 1, askedBy: 'Retry-After: 2' }, { status: 429, headers: headers() })],
+    ['NoProgressError', new NoProgressError('stuck', { headers: headers() })],
+    ['RedirectError', new RedirectError('elsewhere', 'https://other.example/', { status: 302, headers: headers() })],
+  ])('%s is a kind of its own in the one tree, with the request id, and not a ConnectionError (so never retried as one)', (name, error) => {
+    expect(error).toBeInstanceOf(LoadfeedError);
+    expect(error).not.toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(ApiError);
+    expect(error.name).toBe(name);
+    expect(error.requestId).toBe('req-123');
   });
 });
