@@ -79,7 +79,10 @@ describe('rows are checked against the contract before upsert', () => {
       '/data/0/scheduledPickupTime',
       '/data/0/totalCost',
     ]);
-    expect(rowViolations([contractRow(1, { tenderedDate: '2026-02-30T25:00:00.000Z' })], bounds).map((violation) => violation.path)).toEqual(['/data/0/tenderedDate']);
+    expect(rowViolations([contractRow(1, { tenderedDate: '2026-02-03 10:00:00Z' })], bounds).map((violation) => violation.path)).toEqual(['/data/0/tenderedDate']);
+    expect(rowViolations([contractRow(1, { updatedAt: '2026-02-03T25:00:00.000Z' })], bounds)).toEqual([
+      { path: '/data/0/updatedAt', message: '2026-02-03T25:00:00.000Z is not a real instant: it is the sync cursor' },
+    ]);
   });
 
   it(`a page of a thousand bad rows reports at most ${MAX_REPORTED_VIOLATIONS} violations`, () => {

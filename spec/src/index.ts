@@ -3,5 +3,7 @@
 // (joi) `@loadfeed/spec/query`: only what serves, checks or mocks the API loads them.
 export * from './contract.js';
 export { feedWindowStart } from './feed-window.js';
+/** The Load schema's field rules as one generated function: a client's fast yes-or-no per row. */
+export { loadFieldsKeepTheirRules } from './generated/load-check.js';
 export type { OpenApiDocument, JsonSchema } from './document.js';
 export type { Violation, ResponseToCheck } from './validate.js';

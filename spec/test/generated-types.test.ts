@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations; its output is what the test checks.
-import { documentModulePath, factsModulePath, generatedPath, readDocument, renderDocumentModule, renderFactsModule, renderTypes } from '../scripts/generate.mjs';
+import { documentModulePath, factsModulePath, generatedPath, loadCheckModulePath, readDocument, renderDocumentModule, renderFactsModule, renderLoadCheckModule, renderTypes } from '../scripts/generate.mjs';
 import { LOAD_STATUSES, RESPONSE_HEADERS } from '../src/index.js';
 
 describe('generated/schema.d.ts', () => {
@@ -35,6 +35,18 @@ describe('the generated modules (src/generated)', () => {
     const document = await readDocument();
     expect(renderDocumentModule(document)).toBe(await readFile(documentModulePath, 'utf8'));
     expect(renderFactsModule(document)).toBe(await readFile(factsModulePath, 'utf8'));
+    expect(renderLoadCheckModule(document)).toBe(await readFile(loadCheckModulePath, 'utf8'));
+  });
+
+  it("the generated Load check follows a pattern or a status the document changes, and refuses a property it cannot check", async () => {
+    const document = await readDocument();
+    document.components.schemas.Load.properties.miles.pattern = '^[0-9]+$';
+    document.components.schemas.LoadStatus.enum.push('Archived');
+    const changed = renderLoadCheckModule(document);
+    expect(changed).toContain('new RegExp("^[0-9]+$")');
+    expect(changed).toContain('"Archived"');
+    document.components.schemas.Load.properties.miles = { type: ['number', 'null'] };
+    expect(() => renderLoadCheckModule(document)).toThrow(/Load\.miles: the generated check knows string fields only/);
   });
 
   it('stop matching as soon as the document changes a status or a header name', async () => {
