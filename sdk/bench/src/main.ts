@@ -1,7 +1,8 @@
-// npm run bench -w @loadfeed/sdk — the SDK's three numbers, each a ratio measured in this run against
+// npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS.
 import { cpu } from './cpu.js';
 import { footprint } from './footprint.js';
+import { hostile } from './hostile.js';
 import { memory } from './memory.js';
 import { throughput } from './throughput.js';
 
@@ -48,3 +49,10 @@ console.log(
     `(after GC: ${fixed(mem.retainedAboveBaselineMb, 1)} MB) (target < 50 MB: ${verdict(mem.peakAboveBaselineMb < 50)})`,
 );
 
+const attack = await hostile(32 * 1024 * 1024);
+console.log(
+  `hostile 10 GB body, cap ${fixed(attack.capBytes / 1024 / 1024, 0)} MiB: refused after the server got ${fixed(attack.hostileBytesSent / 1024 / 1024, 1)} MB out, ` +
+    `peak memory in use +${fixed(attack.hostilePeakMb, 1)} MB in ${fixed(attack.hostileMs, 0)} ms vs +${fixed(attack.baselinePeakMb, 1)} MB in ${fixed(attack.baselineMs, 0)} ms ` +
+    `for an accepted body of the cap's size -> ratio ${fixed(attack.hostilePeakMb / Math.max(1, attack.baselinePeakMb))} ` +
+    `(target <= 1.000 plus noise: the refusal costs no more than reading the cap)`,
+);
