@@ -43,7 +43,8 @@ All or nothing: every line is checked as it is read, and if any line is bad noth
 bad line is listed with the reason. The input is streamed into one transaction, so memory stays flat
 whatever its length: a killed import leaves nothing, and the customer's feed waits for the import rather
 than missing a change. A row whose values did not change is not written and keeps its updatedAt, so
-importing the same file again is harmless. Imports of one customer may run at once.
+importing the same file again is harmless. Imports of one customer may run at once: they take turns at
+the upsert.
 
 Prints how many loads were inserted, changed and unchanged.
 

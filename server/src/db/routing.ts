@@ -21,6 +21,7 @@
 import type { Logger } from 'pino';
 import pg from 'pg';
 import type { Metrics } from '../metrics/metrics.js';
+import { cancellable } from './cancellable.js';
 import { createPool } from './pool.js';
 
 /** What a page's statements need of a database. */
@@ -110,9 +111,11 @@ export class ReadRouter {
   /**
    * Runs `read` on a standby whose snapshots show at least `feedVersion` of the customer's feed, trying
    * each standby in turn, else on the primary. `read` must be idempotent (it may run more than once) and
-   * each of its statements must return the customer's `feed_version` in its first row.
+   * each of its statements must return the customer's `feed_version` in its first row. When `signal`
+   * aborts (the client left), the statement running is cancelled and the read ends with its error.
    */
-  async read<T>(feedVersion: bigint, read: (db: Queryable) => Promise<T>): Promise<T> {
+  async read<T>(feedVersion: bigint, read: (db: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const on = (pool: pg.Pool): Queryable => (signal ? cancellable(pool, signal) : pool);
     const count = this.standbys.length;
     const first = count === 0 ? 0 : this.next++ % count;
     for (let offset = 0; offset < count; offset += 1) {
@@ -122,11 +125,13 @@ export class ReadRouter {
         continue;
       }
       try {
-        const result = await read(currentEnough(standby.pool, feedVersion));
+        const result = await read(currentEnough(on(standby.pool), feedVersion));
         if (standby.state === 'down') standby.state = 'up';
         this.options.metrics?.pageReads.inc({ database: standby.name });
         return result;
       } catch (error) {
+        // A read cancelled for its client's sake says nothing about the standby.
+        if (signal?.aborted) throw error;
         if (error instanceof StandbyBehind) {
           this.options.metrics?.standbySkips.inc({ standby: standby.name, reason: 'behind' });
           continue;
@@ -135,7 +140,7 @@ export class ReadRouter {
         this.options.metrics?.standbySkips.inc({ standby: standby.name, reason: 'down' });
       }
     }
-    const result = await read(this.primary);
+    const result = await read(on(this.primary));
     this.options.metrics?.pageReads.inc({ database: 'primary' });
     return result;
   }
@@ -268,7 +273,7 @@ SELECT pg_is_in_recovery() AS in_recovery,
             ELSE extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8 END AS lag_seconds`;
 
 /** `db` with every statement's snapshot checked: one showing an older feed version than `feedVersion` is refused. */
-function currentEnough(db: pg.Pool, feedVersion: bigint): Queryable {
+function currentEnough(db: Queryable, feedVersion: bigint): Queryable {
   const query = async (sql: string, values?: unknown[]) => {
     const result = await db.query<{ feed_version?: string }>(sql, values);
     const version = result.rows[0]?.feed_version;

@@ -7,9 +7,10 @@
 // letting a change slip behind clients' cursors. A row whose values did not change is not written at
 // all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer too.
 //
-// Concurrent imports of one customer: the upsert takes its rows in loadNumber order, so any two imports
-// lock the loads they share in the same order and cannot deadlock (an import read from stdin could not be
-// retried); the feed version each bumps once, at the statement's end, after all its row locks.
+// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory
+// lock of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in
+// opposite orders and deadlock (an import read from stdin could not be retried). Their reading, checking
+// and staging still run side by side; the rows keep the input's order (their ids and stamps follow it).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
@@ -82,13 +83,25 @@ const DROP_REPEATED_SQL = `
 DELETE FROM import_staging AS s
  WHERE EXISTS (SELECT FROM import_staging AS t WHERE t.load_number = s.load_number AND t.line < s.line)`;
 
-// The rows go in loadNumber order, so that concurrent imports lock shared loads in one order.
+/**
+ * The first key of the advisory lock one customer's imports take turns with (the second: a hash of the
+ * customer id). A lock with two int4 keys is apart from every bigint-keyed one (pg_locks.objsubid 2, not
+ * 1), the settled feed's included, so holding it never holds a feed back. 0x4C464D49: "LFMI".
+ */
+const IMPORT_LOCK_CLASS = 0x4c464d49;
+
+const TAKE_TURN_SQL = `SELECT pg_advisory_xact_lock($1::int, hashint8($2::bigint))`;
+
+// An import is one statement of any length that may wait for the import before it: the bounds a role
+// sets for the API's short statements (README: PgBouncer) do not fit it, so it lifts them for itself.
+const UNBOUNDED_SQL = `SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`;
+
 const UPSERT_SQL = `
 WITH written AS (
 INSERT INTO loads AS l (customer_id, ${WRITABLE_LOAD_FIELDS.map(column).join(', ')})
 SELECT $1::bigint, ${WRITABLE_LOAD_FIELDS.map((field) => `s.${column(field)}`).join(', ')}
   FROM import_staging AS s
- ORDER BY s.${column('loadNumber')}
+ ORDER BY s.line
     ON CONFLICT (customer_id, ${column('loadNumber')}) DO UPDATE
    SET ${UPDATED_FIELDS.map((field) => `${column(field)} = excluded.${column(field)}`).join(', ')}
  WHERE (${UPDATED_FIELDS.map((field) => `l.${column(field)}`).join(', ')})
@@ -149,6 +162,7 @@ export async function importLoadLines(
 ): Promise<ImportOutcome> {
   const customerId = await customerIdOf(pool, customerCode);
   return withTransaction(pool, async (client) => {
+    await client.query(UNBOUNDED_SQL);
     await client.query(STAGING_SQL);
     const problems: ImportProblem[] = [];
     await pipeline(Readable.from(copyText(lines, problems)), client.query(copyFrom(COPY_SQL)));
@@ -160,6 +174,7 @@ export async function importLoadLines(
     problems.sort((a, b) => a.line - b.line);
     if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
     if (repeated.rows.length > 0) await client.query(DROP_REPEATED_SQL);
+    await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
     const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
     return { summary: { inserted: counts.inserted, changed: counts.written - counts.inserted, unchanged: counts.staged - counts.written }, problems };
   });
