@@ -44,8 +44,10 @@ export type StandbyState = 'up' | 'down' | 'not_standby';
 class StandbyBehind extends Error {}
 
 interface Standby {
-  /** host:port/database: what metrics and /readyz call it (never the credentials). */
+  /** host:port/database: what metrics and the log call it (never the credentials), for the operator. */
   name: string;
+  /** What the public /readyz calls it: its configured name, else `standby-<position>`; never its address. */
+  publicName: string;
   pool: pg.Pool;
   state: StandbyState;
   /** While `state` is not `up`: when requests may try it again. */
@@ -67,9 +69,11 @@ export interface ReadRouterOptions {
   max?: number;
   /** The server's statement timeout (DB_STATEMENT_TIMEOUT_MS); a standby's is this or less. */
   statementTimeoutMs?: number;
+  /** What /readyz calls each standby, in order (DATABASE_REPLICA_NAMES); absent: `standby-1`, `standby-2`, … */
+  standbyNames?: string[] | undefined;
 }
 
-/** A database's name for metrics and /readyz: host:port/database, without credentials. */
+/** A database's name for metrics and the log: host:port/database, without credentials. */
 export function databaseName(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
@@ -95,8 +99,9 @@ export class ReadRouter {
     } else {
       this.primaryCheck = primary;
     }
-    this.standbys = standbyUrls.map((url) => {
+    this.standbys = standbyUrls.map((url, index) => {
       const name = databaseName(url);
+      const publicName = options.standbyNames?.[index] ?? `standby-${index + 1}`;
       const pool = createPool(url, {
         max: options.max ?? 10,
         statementTimeoutMs: Math.min(options.statementTimeoutMs ?? STANDBY_STATEMENT_TIMEOUT_MS, STANDBY_STATEMENT_TIMEOUT_MS),
@@ -104,7 +109,7 @@ export class ReadRouter {
         onIdleError: (error) => options.logger?.warn({ err: error, standby: name }, 'an idle standby connection failed; the pool replaces it'),
       });
       options.metrics?.watchPool(name, pool);
-      return { name, pool, state: 'up' as StandbyState, retryAt: 0 };
+      return { name, publicName, pool, state: 'up' as StandbyState, retryAt: 0 };
     });
   }
 
@@ -181,7 +186,8 @@ export class ReadRouter {
   }
 
   /**
-   * Which databases answer now (for /readyz), checked at once: the primary through the pool requests
+   * Which databases answer now (for /readyz, which anyone may ask: standbys by their public names, so that
+   * no address of the network behind the server is shown), checked at once: the primary through the pool requests
    * use (so that an instance whose pool cannot serve leaves rotation), and each standby. The breaker is
    * left to the check every second, so that it always closes again by itself.
    */
@@ -195,7 +201,7 @@ export class ReadRouter {
     ]);
     return {
       primary: primaryAnswers ? 'up' : 'down',
-      standbys: Object.fromEntries(this.standbys.map((standby) => [standby.name, standby.state])),
+      standbys: Object.fromEntries(this.standbys.map((standby) => [standby.publicName, standby.state])),
     };
   }
 
