@@ -60,8 +60,8 @@ describe('a client that disconnects', () => {
       await locker.query('LOCK TABLE loads IN ACCESS EXCLUSIVE MODE');
       const leaving = new AbortController();
       const left = fetch(`${baseUrl}/api/v1/loads`, { headers: { authorization: `Bearer ${key}` }, signal: leaving.signal }).catch(() => 'aborted');
-      const [held] = await until(() => pageStatements(observer), (rows) => rows.length === 1);
-      expect(held!.waiting).toBe(true);
+      // Running, and held up by the lock.
+      const [held] = await until(() => pageStatements(observer), (rows) => rows.length === 1 && rows[0]!.waiting);
       // The next request waits for the one turn.
       const next = fetch(`${baseUrl}/api/v1/loads`, { headers: { authorization: `Bearer ${key}` } });
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -79,6 +79,8 @@ describe('a client that disconnects', () => {
 
       await locker.query('ROLLBACK');
       expect((await next).status).toBe(200);
+      // A client that left is no server error: nothing is logged as one.
+      expect(app.logLines.map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 50)).toEqual([]);
     } finally {
       await locker.query('ROLLBACK').catch(() => {});
       await locker.end();
