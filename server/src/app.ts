@@ -86,6 +86,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   const reads = new ReadRouter(pool, config.databaseReplicaUrls, {
     primaryUrl: config.databaseUrl,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    standbyNames: config.databaseReplicaNames,
     metrics,
     logger,
   });

@@ -19,6 +19,10 @@ export interface Config {
   databaseReplicaUrls: string[];
   /** The port of the Prometheus metrics listener; absent: no listener. */
   metricsPort: number | undefined;
+  /** The address the metrics listener listens on: loopback unless an operator opens it (it has no key). */
+  metricsHost: string;
+  /** What /readyz calls each standby of `databaseReplicaUrls`, in order; absent: `standby-1`, `standby-2`, … */
+  databaseReplicaNames: string[] | undefined;
   /** The limit of a key that has none of its own, per rolling 60 seconds. */
   rateLimitPerMinute: number;
   /** The largest page size served; larger requests clamp to it (at most the contract's ceiling). */
@@ -48,6 +52,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** A standby's public name (/readyz): no address, nothing to quote. */
+const STANDBY_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -80,6 +87,11 @@ const schema = Joi.object({
   METRICS_PORT: Joi.number().integer().min(0).max(65535).messages({
     '*': 'METRICS_PORT must be a whole number from 0 to 65535 (got {{#value}})',
   }),
+  METRICS_HOST: Joi.string().trim().min(1).default('127.0.0.1').messages({ '*': 'METRICS_HOST must be a host name or address' }),
+  DATABASE_REPLICA_NAMES: Joi.array()
+    .items(Joi.string().pattern(STANDBY_NAME))
+    .unique()
+    .messages({ '*': `DATABASE_REPLICA_NAMES must be names of 1-64 letters, digits, ".", "_" or "-", separated by commas, one per standby, each once` }),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(DEFAULT_RATE_LIMIT).messages({
     '*': 'RATE_LIMIT_PER_MINUTE must be a whole number of at least 1 (got {{#value}})',
   }),
@@ -109,6 +121,8 @@ interface ValidatedEnvironment {
   DATABASE_DIRECT_URL?: string;
   DATABASE_REPLICA_URLS: string[];
   METRICS_PORT?: number;
+  METRICS_HOST: string;
+  DATABASE_REPLICA_NAMES?: string[];
   RATE_LIMIT_PER_MINUTE: number;
   MAX_PAGE_SIZE: number;
   LOG_LEVEL: LogLevel;
@@ -127,11 +141,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   // An empty variable means "not set", as a shell's `PORT= cmd` intends.
   const given: Record<string, unknown> = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   // A list variable is comma-separated.
-  if (typeof given.DATABASE_REPLICA_URLS === 'string') {
-    given.DATABASE_REPLICA_URLS = given.DATABASE_REPLICA_URLS.split(',').map((url) => url.trim()).filter(Boolean);
+  for (const name of ['DATABASE_REPLICA_URLS', 'DATABASE_REPLICA_NAMES']) {
+    const list = given[name];
+    if (typeof list === 'string') given[name] = list.split(',').map((item) => item.trim()).filter(Boolean);
   }
   const { value, error } = schema.validate(given) as { value: ValidatedEnvironment; error?: Joi.ValidationError };
-  if (error) throw new ConfigError(error.details.map((detail) => detail.message));
+  const problems = error ? [...new Set(error.details.map((detail) => detail.message))] : [];
+  const names = value.DATABASE_REPLICA_NAMES;
+  if (names && !problems.some((problem) => problem.startsWith('DATABASE_REPLICA_')) && names.length !== value.DATABASE_REPLICA_URLS.length) {
+    problems.push(`DATABASE_REPLICA_NAMES must name each of the ${value.DATABASE_REPLICA_URLS.length} standbys of DATABASE_REPLICA_URLS, in order (got ${names.length} names)`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: value.PORT,
     host: value.HOST,
@@ -139,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     databaseDirectUrl: value.DATABASE_DIRECT_URL ?? value.DATABASE_URL,
     databaseReplicaUrls: value.DATABASE_REPLICA_URLS,
     metricsPort: value.METRICS_PORT,
+    metricsHost: value.METRICS_HOST,
+    databaseReplicaNames: value.DATABASE_REPLICA_NAMES,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     maxPageSize: value.MAX_PAGE_SIZE,
     logLevel: value.LOG_LEVEL,

@@ -24,10 +24,24 @@ const HEADERS: Record<number, Record<string, string>> = {
   401: { 'WWW-Authenticate': 'Bearer' },
 };
 
+/**
+ * How much of a 400's problems its body lists: the first few, each cut short, then how many more. A query
+ * of 2,700 unknown parameters (8 KB) once got a 179 KB body; a body many times its request's size is an
+ * amplifier, and a client fixes the first problems first anyway.
+ */
+const MAX_DETAILS = 10;
+const MAX_DETAIL_LENGTH = 300;
+
+function bounded(details: string[]): string[] {
+  const listed = details.slice(0, MAX_DETAILS).map((detail) => (detail.length <= MAX_DETAIL_LENGTH ? detail : `${detail.slice(0, MAX_DETAIL_LENGTH - 1)}…`));
+  const more = details.length - listed.length;
+  return more > 0 ? [...listed, `… and ${more} more problem${more === 1 ? '' : 's'} (${details.length} in all)`] : listed;
+}
+
 function detailsOf(error: Boom): string[] {
   const data = error.data as { details?: unknown } | null;
   const details = data?.details;
-  return Array.isArray(details) && details.every((detail) => typeof detail === 'string') ? details : [error.message];
+  return bounded(Array.isArray(details) && details.every((detail) => typeof detail === 'string') ? details : [error.message]);
 }
 
 /** The response an error becomes. */

@@ -10,9 +10,11 @@ export { addCustomer, listCustomers, OperatorError, type Customer } from './cust
 export { createKey, revokeKey, listKeys, type IssuedKey, type KeyListing } from './keys/keys.js';
 export {
   importLoads,
-  checkImport,
+  importLoadLines,
   ImportRejectedError,
-  IMPORT_BATCH_SIZE,
+  type ImportLine,
+  type ImportOptions,
+  type ImportOutcome,
   type ImportSummary,
   type ImportProblem,
   type NumberedRow,

@@ -21,6 +21,8 @@ describe('configuration from the environment', () => {
       databaseDirectUrl: undefined,
       databaseReplicaUrls: [],
       metricsPort: undefined,
+      metricsHost: '127.0.0.1',
+      databaseReplicaNames: undefined,
       rateLimitPerMinute: 10,
       maxPageSize: 100,
       logLevel: 'info',
@@ -91,6 +93,20 @@ describe('configuration from the environment', () => {
       'DATABASE_REPLICA_URLS must be postgres:// or postgresql:// connection strings separated by commas',
       'METRICS_PORT must be a whole number from 0 to 65535 (got 99999)',
     ]);
+  });
+
+  it('reads the metrics address, loopback unless given, and the standbys\' public names, one per standby', () => {
+    expect(loadConfig({ METRICS_PORT: '9464', HOST: '0.0.0.0' }, '/srv')).toMatchObject({ host: '0.0.0.0', metricsHost: '127.0.0.1' });
+    expect(loadConfig({ METRICS_HOST: '10.0.0.5' }, '/srv')).toMatchObject({ metricsHost: '10.0.0.5' });
+    const standbys = 'postgres://u@db2/feed,postgres://u@db3/feed';
+    expect(loadConfig({ DATABASE_REPLICA_URLS: standbys, DATABASE_REPLICA_NAMES: 'east, west' }, '/srv')).toMatchObject({ databaseReplicaNames: ['east', 'west'] });
+    expect(problemsOf({ DATABASE_REPLICA_URLS: standbys, DATABASE_REPLICA_NAMES: 'east' })).toEqual([
+      'DATABASE_REPLICA_NAMES must name each of the 2 standbys of DATABASE_REPLICA_URLS, in order (got 1 names)',
+    ]);
+    expect(problemsOf({ DATABASE_REPLICA_URLS: standbys, DATABASE_REPLICA_NAMES: 'east,db2:5432/feed' })).toEqual([
+      'DATABASE_REPLICA_NAMES must be names of 1-64 letters, digits, ".", "_" or "-", separated by commas, one per standby, each once',
+    ]);
+    expect(problemsOf({ DATABASE_REPLICA_URLS: standbys, DATABASE_REPLICA_NAMES: 'east,east' })).toHaveLength(1);
   });
 
   it('treats an empty variable as unset', () => {

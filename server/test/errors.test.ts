@@ -62,6 +62,26 @@ describe('responses other than a page of loads', () => {
     expect(body.details).toHaveLength(2);
   });
 
+  it('bounds a 400 body: 2,700 unknown parameters get the first ten named and a count of the rest, not a body of 179 KB', async () => {
+    const query = Array.from({ length: 2_700 }, (_, index) => `p${index}=1`).join('&');
+    const response = await app.get(`/api/v1/loads?${query}`, key);
+    expect(response.statusCode).toBe(400);
+    expect(checkResponse(asChecked(response))).toEqual([]);
+    const body = JSON.parse(response.payload) as { error: string; details: string[] };
+    expect(body.details).toHaveLength(11);
+    expect(body.details[0]).toMatch(/^"p0" is not a parameter of this operation/);
+    // hapi reads the first 1,000 parameters of a query.
+    expect(body.details[10]).toMatch(/^… and \d+ more problems \(\d+ in all\)$/);
+    expect(response.payload.length).toBeLessThan(query.length / 2);
+  });
+
+  it('cuts a very long problem short in a 400 body', async () => {
+    const response = await app.get(`/api/v1/loads?${'x'.repeat(5_000)}=1`, key);
+    const body = JSON.parse(response.payload) as { details: string[] };
+    expect(body.details).toHaveLength(1);
+    expect(body.details[0]!.length).toBeLessThanOrEqual(300);
+  });
+
   it('serves the contract as JSON at /api/v1/openapi.json without a key', async () => {
     const response = await app.get('/api/v1/openapi.json');
     expect(response.statusCode).toBe(200);
@@ -93,15 +113,12 @@ describe('responses other than a page of loads', () => {
   });
   it('logs a programming error once, with its request id and cause, and writes nothing of it to stderr', async () => {
     const broken = await startApp(database.url);
-    // A bug in the handler's own code: the request is admitted (the first database call), then the page's
-    // read throws a TypeError.
-    const query = broken.pool.query.bind(broken.pool);
-    let calls = 0;
-    broken.pool.query = ((...args: Parameters<typeof query>) => {
-      calls += 1;
-      if (calls > 1) throw new TypeError('a bug in the page read');
-      return query(...args);
-    }) as typeof query;
+    // A bug in the handler's own code: the request is admitted (pool.query), then the page's read, which
+    // checks a connection out for each statement so that it can cancel it (db/cancellable.ts), throws a TypeError.
+    const connect = broken.pool.connect.bind(broken.pool);
+    broken.pool.connect = (() => {
+      throw new TypeError('a bug in the page read');
+    }) as unknown as typeof connect;
     const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const response = await broken.get('/api/v1/loads', key);
@@ -117,7 +134,7 @@ describe('responses other than a page of loads', () => {
       expect(stderr).not.toHaveBeenCalled();
     } finally {
       stderr.mockRestore();
-      broken.pool.query = query;
+      broken.pool.connect = connect;
       await broken.server.stop();
     }
   });

@@ -1,44 +1,33 @@
 // `loadfeed-server import <customerCode> <file.ndjson | ->`: loads from NDJSON, upserted by loadNumber.
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { open } from 'node:fs/promises';
 import { CliError, writeLine } from '@loadfeed/spec/cli';
-import { checkImport, ImportRejectedError, importLoads, type ImportProblem, type NumberedRow } from '../loads/import.js';
+import { ImportRejectedError, importLoadLines, type ImportProblem } from '../loads/import.js';
 import { MAX_DECIMAL_LENGTH, MAX_TEXT_LENGTH } from '../loads/load-input.js';
+import { MAX_LINE_BYTES, ndjsonLines } from '../loads/ndjson-lines.js';
 import { COMMON_HELP, parseCommandLine, printedAsJsonAlready, type Command } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 
-interface ParsedInput {
-  rows: NumberedRow[];
-  /** Lines that are not JSON. */
-  problems: ImportProblem[];
+function reasonOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : error instanceof Error ? error.message : String(error);
 }
 
-async function readNdjson(source: NodeJS.ReadableStream, name: string): Promise<ParsedInput> {
-  const rows: NumberedRow[] = [];
-  const problems: ImportProblem[] = [];
-  let line = 0;
+/** The input's bytes; a read that fails (a missing file, a directory) is a one-line CliError. */
+async function* bytesOf(file: string, stdin: NodeJS.ReadableStream): AsyncGenerator<Buffer | string> {
+  const name = file === '-' ? 'stdin' : file;
   try {
-    for await (const read of createInterface({ input: source, crlfDelay: Infinity })) {
-      line++;
-      // Editors on Windows start UTF-8 files with a byte order mark, which JSON does not allow.
-      const text = line === 1 ? read.replace(/^\uFEFF/, '') : read;
-      if (text.trim() === '') continue;
-      try {
-        rows.push({ line, value: JSON.parse(text) as unknown });
-      } catch (error) {
-        problems.push({ line, message: `not JSON (${error instanceof Error ? error.message : String(error)})` });
-      }
+    if (file === '-') {
+      yield* stdin as AsyncIterable<Buffer | string>;
+      return;
+    }
+    const handle = await open(file);
+    try {
+      yield* handle.createReadStream({ autoClose: false });
+    } finally {
+      await handle.close();
     }
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : error instanceof Error ? error.message : String(error);
-    throw new CliError(`cannot read ${name}: ${reason}`);
+    throw new CliError(`cannot read ${name}: ${reasonOf(error)}`);
   }
-  return { rows, problems };
-}
-
-/** Every problem of the input, JSON and field checks together, in line order. */
-function problemsOf({ rows, problems }: ParsedInput): ImportProblem[] {
-  return [...problems, ...checkImport(rows).problems].sort((a, b) => a.line - b.line);
 }
 
 export const importCommand: Command = {
@@ -47,12 +36,15 @@ export const importCommand: Command = {
 
 Reads one Load per line (JSON objects with the API's field names; updatedAt is the server's, so leave it
 out; a nullable field left out is null) and upserts them for the customer by loadNumber. \`-\` reads stdin.
-A text field holds at most ${MAX_TEXT_LENGTH} characters, a decimal string ${MAX_DECIMAL_LENGTH}.
+A text field holds at most ${MAX_TEXT_LENGTH} characters, a decimal string ${MAX_DECIMAL_LENGTH}; a line at most
+${MAX_LINE_BYTES} bytes of UTF-8.
 
-All or nothing: the whole input is checked first, and if any line is bad nothing is imported and every
-bad line is listed with the reason. Rows are then written in one transaction: a killed import leaves
-nothing, and the customer's feed waits for the import rather than missing a change. A row whose values did
-not change is not written and keeps its updatedAt, so importing the same file again is harmless.
+All or nothing: every line is checked as it is read, and if any line is bad nothing is imported and every
+bad line is listed with the reason. The input is streamed into one transaction, so memory stays flat
+whatever its length: a killed import leaves nothing, and the customer's feed waits for the import rather
+than missing a change. A row whose values did not change is not written and keeps its updatedAt, so
+importing the same file again is harmless. Imports of one customer may run at once: they take turns at
+the upsert.
 
 Prints how many loads were inserted, changed and unchanged.
 
@@ -70,29 +62,31 @@ ${COMMON_HELP}`,
     if (values.help) return writeLine(stdout, this.help);
     const [customerCode, file] = positionals as [string, string];
     const databaseUrl = databaseUrlOf(values['database-url'], env);
-    const input = await readNdjson(file === '-' ? stdin : createReadStream(file), file === '-' ? 'stdin' : file);
-    const problems = problemsOf(input);
     const report = (listed: ImportProblem[]): void => {
       for (const problem of listed) writeLine(stderr, `line ${problem.line}: ${problem.message}`);
     };
-    if (problems.length > 0 && !values['skip-invalid']) {
-      const rejected = new ImportRejectedError(problems);
+    const skipInvalid = values['skip-invalid'] === true;
+    let outcome;
+    try {
+      outcome = await withPool(databaseUrl, (pool) => importLoadLines(pool, customerCode, ndjsonLines(bytesOf(file, stdin)), { skipInvalid }));
+    } catch (error) {
+      if (!(error instanceof ImportRejectedError)) throw error;
       if (!values.json) {
-        report(problems);
-        throw rejected;
+        report(error.problems);
+        throw error;
       }
-      writeLine(stdout, JSON.stringify({ imported: false, error: rejected.message, problems }));
-      throw printedAsJsonAlready(rejected);
+      writeLine(stdout, JSON.stringify({ imported: false, error: error.message, problems: error.problems }));
+      throw printedAsJsonAlready(error);
     }
-    const badLines = new Set(problems.map((problem) => problem.line));
-    const summary = await withPool(databaseUrl, (pool) => importLoads(pool, customerCode, input.rows.filter((row) => !badLines.has(row.line))));
-    const skipped = values['skip-invalid'] ? { skipped: badLines.size } : {};
+    const { summary, problems } = outcome;
+    const skippedLines = new Set(problems.map((problem) => problem.line)).size;
+    const skipped = skipInvalid ? { skipped: skippedLines } : {};
     if (values.json) return writeLine(stdout, JSON.stringify({ ...summary, ...skipped, ...(problems.length > 0 ? { problems } : {}) }));
     report(problems);
     writeLine(
       stdout,
       `imported for ${customerCode}: ${summary.inserted} inserted, ${summary.changed} changed, ${summary.unchanged} unchanged` +
-        (values['skip-invalid'] ? `, ${badLines.size} line(s) skipped` : ''),
+        (skipInvalid ? `, ${skippedLines} line(s) skipped` : ''),
     );
   },
 };

@@ -41,8 +41,9 @@ On SIGINT (Ctrl-C), SIGTERM or SIGHUP it stops accepting connections, lets reque
 to ${DRAIN_TIMEOUT_MS / 1000} s), closes its connections and stops the embedded PostgreSQL, then exits with 0.
 
 Environment: PORT (3000), HOST (127.0.0.1), DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_REPLICA_URLS,
-METRICS_PORT (unset: no metrics listener), RATE_LIMIT_PER_MINUTE (${DEFAULT_RATE_LIMIT}),
-MAX_PAGE_SIZE (${DEFAULT_MAX_PAGE_SIZE}, up to ${PAGE_SIZE_CEILING}), LOG_LEVEL (info), LOADFEED_DATA_DIR (.loadfeed).
+DATABASE_REPLICA_NAMES, METRICS_PORT (unset: no metrics listener), METRICS_HOST (127.0.0.1),
+RATE_LIMIT_PER_MINUTE (${DEFAULT_RATE_LIMIT}), MAX_PAGE_SIZE (${DEFAULT_MAX_PAGE_SIZE}, up to ${PAGE_SIZE_CEILING}), LOG_LEVEL (info),
+LOADFEED_DATA_DIR (.loadfeed).
 
 Options:
   --new-demo-key         Issue and print another key for the demo customer
@@ -84,7 +85,7 @@ ${COMMON_HELP}`,
       const metrics = new Metrics();
       server = await createServer(config, { pool, directPool: directPool ?? pool, logger, metrics });
       await server.start();
-      if (config.metricsPort !== undefined) metricsListener = await listenForMetrics(metrics, { host: config.host, port: config.metricsPort });
+      if (config.metricsPort !== undefined) metricsListener = await listenForMetrics(metrics, { host: config.metricsHost, port: config.metricsPort });
       const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
       const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${server.info.port}`;
       await lock?.update({ url: baseUrl, databaseUrl });
@@ -100,7 +101,7 @@ ${COMMON_HELP}`,
               `    export DATABASE_URL='${databaseUrl}'`,
             ]
           : ['  database: DATABASE_URL']),
-        ...(metricsListener ? [`  metrics: http://${host.includes(':') ? `[${host}]` : host}:${metricsListener.port}/metrics`] : []),
+        ...(metricsListener ? [metricsLine(metricsListener)] : []),
         '',
         ...(demoKey ? demoKeyLines(demoKey, baseUrl) : postgres ? ['The demo key was shown at the first start; for another: npm start -- --new-demo-key', ''] : []),
         'Stop with Ctrl-C.',
@@ -147,4 +148,12 @@ function onSignals(listener: (signal: string) => void): void {
     process.removeAllListeners(name);
     process.once(name, () => listener(name));
   }
+}
+
+/** The banner's metrics line: the address the listener has, and when that is every interface, says so. */
+function metricsLine({ address, port }: MetricsListener): string {
+  const everywhere = ['0.0.0.0', '::'].includes(address);
+  const shown = everywhere ? '127.0.0.1' : address;
+  const url = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}/metrics`;
+  return `  metrics: ${url}${everywhere ? ` (listening on ${address}: every interface, without a key)` : ''}`;
 }

@@ -21,6 +21,7 @@
 import type { Logger } from 'pino';
 import pg from 'pg';
 import type { Metrics } from '../metrics/metrics.js';
+import { cancellable } from './cancellable.js';
 import { createPool } from './pool.js';
 
 /** What a page's statements need of a database. */
@@ -43,8 +44,10 @@ export type StandbyState = 'up' | 'down' | 'not_standby';
 class StandbyBehind extends Error {}
 
 interface Standby {
-  /** host:port/database: what metrics and /readyz call it (never the credentials). */
+  /** host:port/database: what metrics and the log call it (never the credentials), for the operator. */
   name: string;
+  /** What the public /readyz calls it: its configured name, else `standby-<position>`; never its address. */
+  publicName: string;
   pool: pg.Pool;
   state: StandbyState;
   /** While `state` is not `up`: when requests may try it again. */
@@ -66,9 +69,11 @@ export interface ReadRouterOptions {
   max?: number;
   /** The server's statement timeout (DB_STATEMENT_TIMEOUT_MS); a standby's is this or less. */
   statementTimeoutMs?: number;
+  /** What /readyz calls each standby, in order (DATABASE_REPLICA_NAMES); absent: `standby-1`, `standby-2`, … */
+  standbyNames?: string[] | undefined;
 }
 
-/** A database's name for metrics and /readyz: host:port/database, without credentials. */
+/** A database's name for metrics and the log: host:port/database, without credentials. */
 export function databaseName(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
@@ -94,8 +99,9 @@ export class ReadRouter {
     } else {
       this.primaryCheck = primary;
     }
-    this.standbys = standbyUrls.map((url) => {
+    this.standbys = standbyUrls.map((url, index) => {
       const name = databaseName(url);
+      const publicName = options.standbyNames?.[index] ?? `standby-${index + 1}`;
       const pool = createPool(url, {
         max: options.max ?? 10,
         statementTimeoutMs: Math.min(options.statementTimeoutMs ?? STANDBY_STATEMENT_TIMEOUT_MS, STANDBY_STATEMENT_TIMEOUT_MS),
@@ -103,16 +109,18 @@ export class ReadRouter {
         onIdleError: (error) => options.logger?.warn({ err: error, standby: name }, 'an idle standby connection failed; the pool replaces it'),
       });
       options.metrics?.watchPool(name, pool);
-      return { name, pool, state: 'up' as StandbyState, retryAt: 0 };
+      return { name, publicName, pool, state: 'up' as StandbyState, retryAt: 0 };
     });
   }
 
   /**
    * Runs `read` on a standby whose snapshots show at least `feedVersion` of the customer's feed, trying
    * each standby in turn, else on the primary. `read` must be idempotent (it may run more than once) and
-   * each of its statements must return the customer's `feed_version` in its first row.
+   * each of its statements must return the customer's `feed_version` in its first row. When `signal`
+   * aborts (the client left), the statement running is cancelled and the read ends with its error.
    */
-  async read<T>(feedVersion: bigint, read: (db: Queryable) => Promise<T>): Promise<T> {
+  async read<T>(feedVersion: bigint, read: (db: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const on = (pool: pg.Pool): Queryable => (signal ? cancellable(pool, signal) : pool);
     const count = this.standbys.length;
     const first = count === 0 ? 0 : this.next++ % count;
     for (let offset = 0; offset < count; offset += 1) {
@@ -122,11 +130,13 @@ export class ReadRouter {
         continue;
       }
       try {
-        const result = await read(currentEnough(standby.pool, feedVersion));
+        const result = await read(currentEnough(on(standby.pool), feedVersion));
         if (standby.state === 'down') standby.state = 'up';
         this.options.metrics?.pageReads.inc({ database: standby.name });
         return result;
       } catch (error) {
+        // A read cancelled for its client's sake says nothing about the standby.
+        if (signal?.aborted) throw error;
         if (error instanceof StandbyBehind) {
           this.options.metrics?.standbySkips.inc({ standby: standby.name, reason: 'behind' });
           continue;
@@ -135,7 +145,7 @@ export class ReadRouter {
         this.options.metrics?.standbySkips.inc({ standby: standby.name, reason: 'down' });
       }
     }
-    const result = await read(this.primary);
+    const result = await read(on(this.primary));
     this.options.metrics?.pageReads.inc({ database: 'primary' });
     return result;
   }
@@ -176,7 +186,8 @@ export class ReadRouter {
   }
 
   /**
-   * Which databases answer now (for /readyz), checked at once: the primary through the pool requests
+   * Which databases answer now (for /readyz, which anyone may ask: standbys by their public names, so that
+   * no address of the network behind the server is shown), checked at once: the primary through the pool requests
    * use (so that an instance whose pool cannot serve leaves rotation), and each standby. The breaker is
    * left to the check every second, so that it always closes again by itself.
    */
@@ -190,7 +201,7 @@ export class ReadRouter {
     ]);
     return {
       primary: primaryAnswers ? 'up' : 'down',
-      standbys: Object.fromEntries(this.standbys.map((standby) => [standby.name, standby.state])),
+      standbys: Object.fromEntries(this.standbys.map((standby) => [standby.publicName, standby.state])),
     };
   }
 
@@ -268,7 +279,7 @@ SELECT pg_is_in_recovery() AS in_recovery,
             ELSE extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8 END AS lag_seconds`;
 
 /** `db` with every statement's snapshot checked: one showing an older feed version than `feedVersion` is refused. */
-function currentEnough(db: pg.Pool, feedVersion: bigint): Queryable {
+function currentEnough(db: Queryable, feedVersion: bigint): Queryable {
   const query = async (sql: string, values?: unknown[]) => {
     const result = await db.query<{ feed_version?: string }>(sql, values);
     const version = result.rows[0]?.feed_version;

@@ -1,24 +1,33 @@
-// Importing loads (the CLI's `import`, the test server's importLoads): the whole input is checked
-// first and nothing is written if any row is bad; then rows are upserted by loadNumber in one
-// transaction, so that nothing of an import is visible until all of it is, even when it is killed
-// part-way. Each row is stamped when it is written, and the settled feed (migrations/0006) holds the
-// customer's feed back while the import runs instead of letting a change slip behind clients' cursors.
-// A row whose values did not change is not written at all, and keeps its updatedAt; the database's
-// trigger keeps the rule for every other writer too.
+// Importing loads (the CLI's `import`, the test server's importLoads), streamed: each row is checked
+// once, as it is read, and copied (COPY) into a staging table of the import's own transaction; then one
+// statement upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input.
+// Nothing is written if any row is bad (unless the caller skips bad rows), and nothing of an import is
+// visible until all of it is, even when it is killed part-way. Each row is stamped when it is written,
+// and the settled feed (migrations/0006) holds the customer's feed back while the upsert runs instead of
+// letting a change slip behind clients' cursors. A row whose values did not change is not written at
+// all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer too.
+//
+// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory
+// lock of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in
+// opposite orders and deadlock (an import read from stdin could not be retried). Their reading, checking
+// and staging still run side by side; the rows keep the input's order (their ids and stamps follow it).
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
 import { withTransaction } from '../db/pool.js';
 import { columnOf, sqlTypeOf, WRITABLE_LOAD_FIELDS } from './columns.js';
 import { checkLoadInput, type LoadRecord } from './load-input.js';
 
-/** Rows per statement: a bounded parameter and a bounded result, in the import's one transaction. */
-export const IMPORT_BATCH_SIZE = 1000;
-
+/** A read row of the input (a line of an NDJSON file), numbered for messages. */
 export interface NumberedRow {
-  /** Where the row came from (a line of an NDJSON file), for messages. */
   line: number;
   value: unknown;
 }
+
+/** A read row, or a line that could not be read as one (too long, not UTF-8, not JSON) and why. */
+export type ImportLine = NumberedRow | { line: number; problem: string };
 
 export interface ImportSummary {
   inserted: number;
@@ -29,6 +38,17 @@ export interface ImportSummary {
 export interface ImportProblem {
   line: number;
   message: string;
+}
+
+export interface ImportOptions {
+  /** Import the good rows and report the bad ones, instead of importing nothing. */
+  skipInvalid?: boolean;
+}
+
+export interface ImportOutcome {
+  summary: ImportSummary;
+  /** Every bad line, in line order (only when skipInvalid: otherwise they are thrown). */
+  problems: ImportProblem[];
 }
 
 /** An input with bad rows; nothing was written. `problems` names every one, in line order. */
@@ -44,54 +64,123 @@ const UPDATED_FIELDS = WRITABLE_LOAD_FIELDS.filter((field) => !KEYED.has(field))
 const column = (field: string) => columnOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]);
 
 // Built once from the field table, so that a field added to the contract and the table cannot be
-// forgotten here; it holds identifiers only, every value is a parameter.
+// forgotten here; they hold identifiers only, every value is a parameter or copied data.
+const STAGING_SQL = `
+CREATE TEMPORARY TABLE import_staging (line bigint NOT NULL, ${WRITABLE_LOAD_FIELDS.map((field) => `${column(field)} ${sqlTypeOf(field)}`).join(', ')})
+    ON COMMIT DROP`;
+
+const COPY_SQL = `COPY import_staging (line, ${WRITABLE_LOAD_FIELDS.map(column).join(', ')}) FROM STDIN`;
+
+/** Each later line of a loadNumber that appears more than once, with the line it first appears on. */
+const REPEATED_SQL = `
+SELECT s.line::int AS line, s.load_number, f.first_line::int AS first_line
+  FROM import_staging AS s
+  JOIN (SELECT load_number, min(line) AS first_line FROM import_staging GROUP BY load_number HAVING count(*) > 1) AS f
+    ON f.load_number = s.load_number AND s.line > f.first_line
+ ORDER BY s.line`;
+
+const DROP_REPEATED_SQL = `
+DELETE FROM import_staging AS s
+ WHERE EXISTS (SELECT FROM import_staging AS t WHERE t.load_number = s.load_number AND t.line < s.line)`;
+
+/**
+ * The first key of the advisory lock one customer's imports take turns with (the second: a hash of the
+ * customer id). A lock with two int4 keys is apart from every bigint-keyed one (pg_locks.objsubid 2, not
+ * 1), the settled feed's included, so holding it never holds a feed back. 0x4C464D49: "LFMI".
+ */
+const IMPORT_LOCK_CLASS = 0x4c464d49;
+
+const TAKE_TURN_SQL = `SELECT pg_advisory_xact_lock($1::int, hashint8($2::bigint))`;
+
+// An import is one statement of any length that may wait for the import before it: the bounds a role
+// sets for the API's short statements (README: PgBouncer) do not fit it, so it lifts them for itself.
+const UNBOUNDED_SQL = `SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`;
+
 const UPSERT_SQL = `
+WITH written AS (
 INSERT INTO loads AS l (customer_id, ${WRITABLE_LOAD_FIELDS.map(column).join(', ')})
-SELECT $1::bigint, ${WRITABLE_LOAD_FIELDS.map((field) => `r."${field}"`).join(', ')}
-  FROM jsonb_to_recordset($2::jsonb) AS r(${WRITABLE_LOAD_FIELDS.map((field) => `"${field}" ${sqlTypeOf(field)}`).join(', ')})
+SELECT $1::bigint, ${WRITABLE_LOAD_FIELDS.map((field) => `s.${column(field)}`).join(', ')}
+  FROM import_staging AS s
+ ORDER BY s.line
     ON CONFLICT (customer_id, ${column('loadNumber')}) DO UPDATE
    SET ${UPDATED_FIELDS.map((field) => `${column(field)} = excluded.${column(field)}`).join(', ')}
  WHERE (${UPDATED_FIELDS.map((field) => `l.${column(field)}`).join(', ')})
        IS DISTINCT FROM (${UPDATED_FIELDS.map((field) => `excluded.${column(field)}`).join(', ')})
-RETURNING (l.xmax = 0) AS inserted`;
+RETURNING (l.xmax = 0) AS inserted)
+SELECT (SELECT count(*) FROM import_staging)::int AS staged,
+       (count(*) FILTER (WHERE written.inserted))::int AS inserted,
+       count(*)::int AS written
+  FROM written`;
 
-/** Every row checked, or every problem found; a loadNumber may appear once in one input. */
-export function checkImport(rows: readonly NumberedRow[]): { records: LoadRecord[]; problems: ImportProblem[] } {
-  const records: LoadRecord[] = [];
-  const problems: ImportProblem[] = [];
-  const firstLineOf = new Map<string, number>();
-  for (const { line, value } of rows) {
-    const check = checkLoadInput(value);
-    if (!check.ok) {
-      problems.push(...check.problems.map((message) => ({ line, message })));
-      continue;
-    }
-    const first = firstLineOf.get(check.record.loadNumber);
-    if (first !== undefined) {
-      problems.push({ line, message: `loadNumber ${JSON.stringify(check.record.loadNumber)} appears already on line ${first}` });
-      continue;
-    }
-    firstLineOf.set(check.record.loadNumber, line);
-    records.push(check.record);
-  }
-  return { records, problems };
+/** How much COPY text is gathered before it is sent: few messages, little memory. */
+const COPY_CHUNK_CHARACTERS = 64 * 1024;
+
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A value in COPY's text format: \N for null, and the four characters the format gives meaning escaped. */
+function copyValue(value: string | null): string {
+  if (value === null) return '\\N';
+  return value.replace(/[\\\n\r\t]/g, (character) => COPY_ESCAPES[character]!);
 }
 
-/** Upserts rows for a customer, all or nothing on validation; throws ImportRejectedError listing every bad line. */
-export async function importLoads(pool: pg.Pool, customerCode: string, rows: readonly NumberedRow[]): Promise<ImportSummary> {
-  const { records, problems } = checkImport(rows);
-  if (problems.length > 0) throw new ImportRejectedError(problems);
+function copyRow(line: number, record: LoadRecord): string {
+  return `${line}\t${WRITABLE_LOAD_FIELDS.map((field) => copyValue(record[field])).join('\t')}\n`;
+}
+
+/** The good rows of `lines` as COPY text; each bad line's problems go to `problems` as they are found. */
+async function* copyText(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, problems: ImportProblem[]): AsyncGenerator<string> {
+  let text = '';
+  for await (const read of lines) {
+    if ('problem' in read) {
+      problems.push({ line: read.line, message: read.problem });
+      continue;
+    }
+    const check = checkLoadInput(read.value);
+    if (!check.ok) {
+      problems.push(...check.problems.map((message) => ({ line: read.line, message })));
+      continue;
+    }
+    text += copyRow(read.line, check.record);
+    if (text.length >= COPY_CHUNK_CHARACTERS) {
+      yield text;
+      text = '';
+    }
+  }
+  if (text.length > 0) yield text;
+}
+
+/**
+ * Upserts the rows of `lines` for a customer in one transaction. Every row is checked; with any bad row
+ * nothing is written and ImportRejectedError lists every problem, unless `skipInvalid`: then the good
+ * rows are written and the problems returned. A loadNumber may appear once in one input.
+ */
+export async function importLoadLines(
+  pool: pg.Pool,
+  customerCode: string,
+  lines: Iterable<ImportLine> | AsyncIterable<ImportLine>,
+  { skipInvalid = false }: ImportOptions = {},
+): Promise<ImportOutcome> {
   const customerId = await customerIdOf(pool, customerCode);
   return withTransaction(pool, async (client) => {
-    const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
-    for (let start = 0; start < records.length; start += IMPORT_BATCH_SIZE) {
-      const batch = records.slice(start, start + IMPORT_BATCH_SIZE);
-      const written = await client.query<{ inserted: boolean }>(UPSERT_SQL, [customerId, JSON.stringify(batch)]);
-      const inserted = written.rows.filter((row) => row.inserted).length;
-      summary.inserted += inserted;
-      summary.changed += written.rows.length - inserted;
-      summary.unchanged += batch.length - written.rows.length;
+    await client.query(UNBOUNDED_SQL);
+    await client.query(STAGING_SQL);
+    const problems: ImportProblem[] = [];
+    await pipeline(Readable.from(copyText(lines, problems)), client.query(copyFrom(COPY_SQL)));
+    const repeated = await client.query<{ line: number; load_number: string; first_line: number }>(REPEATED_SQL);
+    for (const row of repeated.rows) {
+      problems.push({ line: row.line, message: `loadNumber ${JSON.stringify(row.load_number)} appears already on line ${row.first_line}` });
     }
-    return summary;
+    // Stable: a line's own problems keep their order.
+    problems.sort((a, b) => a.line - b.line);
+    if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
+    if (repeated.rows.length > 0) await client.query(DROP_REPEATED_SQL);
+    await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
+    const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
+    return { summary: { inserted: counts.inserted, changed: counts.written - counts.inserted, unchanged: counts.staged - counts.written }, problems };
   });
+}
+
+/** Upserts rows for a customer, all or nothing; throws ImportRejectedError listing every bad line. */
+export async function importLoads(pool: pg.Pool, customerCode: string, rows: Iterable<ImportLine> | AsyncIterable<ImportLine>): Promise<ImportSummary> {
+  return (await importLoadLines(pool, customerCode, rows)).summary;
 }

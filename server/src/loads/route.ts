@@ -50,7 +50,10 @@ export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, read
           // The page arrives as JSON text from PostgreSQL (stored with each load, migration 0010) and goes
           // out as it is; it is read on a standby whose snapshot shows the feed version read after the
           // horizon, else on the primary.
-          const page = await reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters));
+          // A client that leaves has the statement running cancelled; its turn waits for that (admission.ts).
+          const page = await request.app.atDatabase!((disconnected) =>
+            reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters), disconnected),
+          );
           return h.response(page).type('application/json; charset=utf-8').header(SETTLED_THROUGH_HEADER, scope.settledThrough);
         },
       },

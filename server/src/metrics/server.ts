@@ -1,12 +1,16 @@
-// The metrics listener: `GET /metrics` in Prometheus's text format on a port of its own (METRICS_PORT),
-// apart from the API's, so that an operator shows it to Prometheus and not to customers. Plain node:http:
-// it needs no routing, no keys and none of the API's error bodies.
+// The metrics listener: `GET /metrics` in Prometheus's text format on a port of its own (METRICS_PORT)
+// and an address of its own (METRICS_HOST, loopback by default), apart from the API's, so that an
+// operator shows it to Prometheus and not to customers: an instance whose API listens on every interface
+// behind a load balancer keeps its metrics on loopback unless told otherwise. Plain node:http: it needs no
+// routing, no keys and none of the API's error bodies.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsListener {
+  /** The address it listens on, as the socket reports it (`0.0.0.0` or `::` for every interface). */
+  address: string;
   /** The port it listens on (the one asked for, or the free one 0 picked). */
   port: number;
   close(): Promise<void>;
@@ -26,8 +30,10 @@ export async function listenForMetrics(metrics: Metrics, { host, port }: { host:
   });
   server.listen(port, host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  const { address, port: listening } = server.address() as AddressInfo;
   return {
-    port: (server.address() as AddressInfo).port,
+    address,
+    port: listening,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

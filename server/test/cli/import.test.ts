@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LINE_BYTES } from '../../src/loads/ndjson-lines.js';
 import { generateLoads, type SeedLoad } from '../../src/seed/loads.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { cliOk, query, runCli } from './run-cli.js';
@@ -119,6 +120,50 @@ describe('loadfeed-server import', () => {
       ],
     });
     expect(skipped.stdout.length).toBeLessThan(1000);
+  });
+
+  it('names a line too long to read with one error line, never a stack, and with --skip-invalid imports the lines around it', async () => {
+    const path = join(folder, 'long-line.ndjson');
+    const long = `{"loadNumber":"${'9'.repeat(MAX_LINE_BYTES)}","status":"Available"}`;
+    await writeFile(path, ndjson([{ ...loads[20], loadNumber: 'BESIDE-LONG-1' }, long, { ...loads[21], loadNumber: 'BESIDE-LONG-2' }]));
+    const refused = await runCli(['import', 'acme', path], { env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([
+      `line 2: line too long: ${Buffer.byteLength(long)} bytes, at most ${MAX_LINE_BYTES} (a Load is a few hundred bytes; no valid one passes 40 kB)`,
+      'loadfeed-server: nothing imported: 1 problem in the input',
+    ]);
+    const skipped = await runCli(['import', 'acme', path, '--skip-invalid', '--json'], { env: env() });
+    expect(JSON.parse(skipped.stdout)).toMatchObject({ inserted: 2, skipped: 1, problems: [{ line: 2, message: expect.stringMatching(/^line too long/) }] });
+  });
+
+  it('names each line PostgreSQL could not store, or that is not UTF-8, and imports the rest with --skip-invalid', async () => {
+    const input = Buffer.concat([
+      Buffer.from(`${JSON.stringify({ ...loads[22], loadNumber: 'GOOD-1' })}\n`),
+      Buffer.from(`{"loadNumber":"SURROGATE","status":"Available","originCity":"A\\udc00"}\n`),
+      Buffer.from('{"loadNumber":"BYTES","status":"Available","originCity":"U'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('1"}\n'),
+      Buffer.from('{"loadNumber":"NUL","status":"Available","poNumber":"a\\u0000b"}\n'),
+      Buffer.from('{"loadNumber":"PROTO","status":"Available","__proto__":{"poNumber":"x"}}\n'),
+      Buffer.from(`${JSON.stringify({ ...loads[23], loadNumber: 'GOOD-2' })}\n`),
+    ]);
+    const path = join(folder, 'unstorable.ndjson');
+    await writeFile(path, input);
+    const refused = await runCli(['import', 'acme', path], { env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^line 2: originCity holds a lone surrogate /),
+      expect.stringMatching(/^line 3: not UTF-8/),
+      expect.stringMatching(/^line 4: poNumber holds a NUL character /),
+      'line 5: "__proto__" is not a Load field',
+      'loadfeed-server: nothing imported: 4 problems in the input',
+    ]);
+    const skipped = await runCli(['import', 'acme', path, '--skip-invalid'], { env: env() });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stdout).toBe('imported for acme: 2 inserted, 0 changed, 0 unchanged, 4 line(s) skipped\n');
+    const numbers = (await stored()).map((row) => row.load_number);
+    expect(numbers).toEqual(expect.arrayContaining(['GOOD-1', 'GOOD-2']));
+    for (const refusedNumber of ['SURROGATE', 'BYTES', 'NUL', 'PROTO']) expect(numbers).not.toContain(refusedNumber);
   });
 
   it.each([

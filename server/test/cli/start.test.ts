@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -191,6 +191,40 @@ describe('loadfeed-server start with DATABASE_URL', () => {
     } finally {
       first.child.kill('SIGTERM');
       await first.exit;
+    }
+  }, 60_000);
+});
+
+/** The addresses (hex, as /proc/net/tcp writes them) that listen on `port` now. */
+async function listeningAddresses(port: number): Promise<string[]> {
+  const table = await readFile('/proc/net/tcp', 'utf8');
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return table
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+    .map((fields) => fields[1]!.split(':')[0]!);
+}
+
+describe('loadfeed-server start: the metrics listener', () => {
+  const database = useTestDatabase();
+
+  it.each([
+    [{}, '127.0.0.1', '0100007F', ''],
+    [{ METRICS_HOST: '0.0.0.0' }, '127.0.0.1', '00000000', ' (listening on 0.0.0.0: every interface, without a key)'],
+  ])('with HOST=0.0.0.0 and %j listens where METRICS_HOST says (loopback by default), and the banner says so', async (env, shown, listening, note) => {
+    const server = await start({ DATABASE_URL: database.url, HOST: '0.0.0.0', METRICS_PORT: '0', ...env });
+    try {
+      const line = /^ {2}metrics: http:\/\/([^:]+):(\d+)\/metrics(.*)$/m.exec(server.output());
+      expect(line?.slice(1, 2)).toEqual([shown]);
+      expect(line![3]).toBe(note);
+      const port = Number(line![2]);
+      expect(await listeningAddresses(port)).toEqual([listening]);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit;
     }
   }, 60_000);
 });

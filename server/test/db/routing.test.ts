@@ -23,6 +23,8 @@ describe('page reads on a streaming standby', () => {
   let metrics: Metrics;
   let key: string;
   let standbyName: string;
+  /** What the public /readyz calls the standby (DATABASE_REPLICA_NAMES): never its address. */
+  const publicName = 'replica-east';
 
   beforeAll(async () => {
     primary = await startPrimary();
@@ -30,7 +32,7 @@ describe('page reads on a streaming standby', () => {
     standby = await primary.addStandby();
     standbyName = databaseName(standby.urlOf('loadfeed'));
     metrics = new Metrics();
-    app = await startApp(primary.urlOf('loadfeed'), { env: { DATABASE_REPLICA_URLS: standby.urlOf('loadfeed') }, metrics });
+    app = await startApp(primary.urlOf('loadfeed'), { env: { DATABASE_REPLICA_URLS: standby.urlOf('loadfeed'), DATABASE_REPLICA_NAMES: publicName }, metrics });
     await app.customer('acme');
     await app.customer('beta');
     key = (await app.key('acme')).key;
@@ -125,12 +127,13 @@ describe('page reads on a streaming standby', () => {
     expect(walk.flat()).toEqual(['A1', 'A3', 'A4', 'A2', 'A5']);
     const ready = await app.get('/readyz');
     expect(ready.statusCode).toBe(200);
-    expect(JSON.parse(ready.payload)).toEqual({ status: 'ready', databases: { primary: 'up', standbys: { [standbyName]: 'down' } } });
+    expect(JSON.parse(ready.payload)).toEqual({ status: 'ready', databases: { primary: 'up', standbys: { [publicName]: 'down' } } });
+    expect(ready.payload).not.toContain(new URL(standby.urlOf('loadfeed')).port);
 
     await standby.start();
     for (let attempt = 0; attempt < 100; attempt += 1) {
       const body = JSON.parse((await app.get('/readyz')).payload) as { databases: { standbys: Record<string, string> } };
-      if (body.databases.standbys[standbyName] === 'up') break;
+      if (body.databases.standbys[publicName] === 'up') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await standby.caughtUp();
@@ -147,7 +150,7 @@ describe('page reads on a streaming standby', () => {
       expect(JSON.parse(response.payload)).toEqual({ error: 'Internal server error' });
       const ready = await app.get('/readyz');
       expect(ready.statusCode).toBe(503);
-      expect(JSON.parse(ready.payload)).toEqual({ error: `The primary database is unreachable; standbys that answer: ${standbyName}` });
+      expect(JSON.parse(ready.payload)).toEqual({ error: `The primary database is unreachable; standbys that answer: ${publicName}` });
     } finally {
       await primary.start();
     }
@@ -159,7 +162,7 @@ describe('page reads on a streaming standby', () => {
     await standby.caughtUp();
     await standby.promote();
     const ready = JSON.parse((await app.get('/readyz')).payload) as { databases: { standbys: Record<string, string> } };
-    expect(ready.databases.standbys[standbyName]).toBe('not_standby');
+    expect(ready.databases.standbys[publicName]).toBe('not_standby');
     const after = await page();
     expect(after.from).toBe('primary');
     expect(numbers(after)).toEqual(['A1', 'A3', 'A4', 'A2', 'A5']);

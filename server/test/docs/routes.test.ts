@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
 
@@ -31,6 +34,29 @@ describe('the API reference page at /api/v1/docs', () => {
     const init = await app.get('/api/v1/docs/assets/init.js');
     expect(init.payload).toContain('fetch("/api/v1/openapi.json")');
     expect(init.payload).toContain('validatorUrl: null');
+  });
+
+  it('serves swagger-ui-bundle.js gzipped when asked, compressed once rather than on every request', async () => {
+    const bundle = readFileSync(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'));
+    const compressing = vi.spyOn(zlib, 'createGzip');
+    try {
+      for (let request = 0; request < 3; request += 1) {
+        const response = await app.server.inject({ url: '/api/v1/docs/assets/swagger-ui-bundle.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-encoding']).toBe('gzip');
+        expect(response.headers.vary).toMatch(/accept-encoding/i);
+        expect(response.headers['content-type']).toMatch(/^text\/javascript/);
+        const body = response.rawPayload;
+        expect(body.length).toBeLessThan(bundle.length / 2);
+        expect(zlib.gunzipSync(body).equals(bundle)).toBe(true);
+      }
+      expect(compressing).not.toHaveBeenCalled();
+    } finally {
+      compressing.mockRestore();
+    }
+    const plain = await app.server.inject({ url: '/api/v1/docs/assets/swagger-ui-bundle.js' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.equals(bundle)).toBe(true);
   });
 
   it('answers an unknown asset with the 404 error body', async () => {

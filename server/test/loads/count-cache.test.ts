@@ -13,6 +13,7 @@ describe('the kept totalCount', () => {
   let key: string;
   let psql: pg.Client;
   const statements: string[] = [];
+  const clientQuery = pg.Client.prototype.query;
   /** A write to make right after the next count statement, before the page is read. */
   let writeAfterCount: (() => Promise<unknown>) | undefined;
 
@@ -24,18 +25,21 @@ describe('the kept totalCount', () => {
 
   beforeAll(async () => {
     app = await startApp(database.url, { clock });
-    // Records which statement each request ran, to see whether the count was taken or reused.
-    const query = app.pool.query.bind(app.pool) as (text: string, values?: unknown[]) => Promise<unknown>;
-    (app.pool as unknown as { query: typeof query }).query = async (text, values) => {
-      statements.push(text);
-      const result = await query(text, values);
-      if (text === COUNT_SQL && writeAfterCount) {
-        const write = writeAfterCount;
-        writeAfterCount = undefined;
+    // Records which statement each request ran, to see whether the count was taken or reused: on the
+    // connection, where a page's statements go (each on a connection checked out for it, db/cancellable.ts).
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = args[0];
+      if (typeof text === 'string') statements.push(text);
+      const run = () => (clientQuery as (...args: unknown[]) => unknown).apply(this, args);
+      if (text !== COUNT_SQL || !writeAfterCount) return run();
+      const write = writeAfterCount;
+      writeAfterCount = undefined;
+      return (async () => {
+        const result = await (run() as Promise<unknown>);
         await write();
-      }
-      return result;
-    };
+        return result;
+      })();
+    } as typeof clientQuery;
     await app.customer('acme');
     key = (await app.key('acme')).key;
     await app.load('acme', [aLoad('K-1'), aLoad('K-2')]);
@@ -43,6 +47,7 @@ describe('the kept totalCount', () => {
     await psql.connect();
   });
   afterAll(async () => {
+    pg.Client.prototype.query = clientQuery;
     await psql?.end();
     await app?.close();
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importLoads, ImportRejectedError, IMPORT_BATCH_SIZE, type NumberedRow } from '../../src/loads/import.js';
+import { importLoads, ImportRejectedError, type NumberedRow } from '../../src/loads/import.js';
 import { OperatorError } from '../../src/customers/customers.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
@@ -71,10 +71,12 @@ describe('importing loads', () => {
     expect(rows[0]).toEqual({ miles: '12.500', total_cost: '-3.10' });
   });
 
-  it('writes more than one batch and counts across batches', async () => {
-    const rows = Array.from({ length: IMPORT_BATCH_SIZE + 5 }, (_, index) => aLoad(`B-${index}`));
-    expect(await app.load('acme', rows)).toEqual({ inserted: IMPORT_BATCH_SIZE + 5, changed: 0, unchanged: 0 });
-    expect(await app.load('acme', rows)).toEqual({ inserted: 0, changed: 0, unchanged: IMPORT_BATCH_SIZE + 5 });
+  it('writes more rows than one COPY chunk holds and counts them all', async () => {
+    const rows = Array.from({ length: 2_005 }, (_, index) => aLoad(`B-${index}`, { originCity: 'tab\there, back\\slash\nnewline' }));
+    expect(await app.load('acme', rows)).toEqual({ inserted: 2_005, changed: 0, unchanged: 0 });
+    expect(await app.load('acme', rows)).toEqual({ inserted: 0, changed: 0, unchanged: 2_005 });
+    const { rows: stored } = await app.pool.query("SELECT DISTINCT origin_city FROM loads WHERE load_number LIKE 'B-%'");
+    expect(stored).toEqual([{ origin_city: 'tab\there, back\\slash\nnewline' }]);
   });
 
   it('names an unknown customer', async () => {

@@ -37,4 +37,30 @@ describe('checkLoadInput', () => {
     expect(check.problems[0]!.length).toBeLessThan(200);
     expect(check.problems[0]).toMatch(/^scheduledPickupDate must be an RFC 3339 date-time .*… \(222 characters\)\)$/);
   });
+
+  it.each([
+    ['a lone low surrogate', 'A\udc00', /^originCity holds a lone surrogate /],
+    ['a lone high surrogate at the end', 'A\ud83d', /^originCity holds a lone surrogate /],
+    ['a NUL', 'A\u0000B', /^originCity holds a NUL character /],
+  ])('refuses %s, which PostgreSQL cannot store, naming the field', (_name, originCity, message) => {
+    const check = checkLoadInput({ ...valid, originCity });
+    expect(check).toEqual({ ok: false, problems: [expect.stringMatching(message)] });
+  });
+
+  it('takes a character outside the Basic Multilingual Plane (a surrogate pair)', () => {
+    expect(checkLoadInput({ ...valid, originCity: 'A\ud83d\ude9a' }).ok).toBe(true);
+  });
+
+  it('names a __proto__ key read from JSON as an unknown field, as it names constructor', () => {
+    const check = checkLoadInput(JSON.parse('{"loadNumber":"L-1","status":"Available","__proto__":{"status":"Lost"},"constructor":1}'));
+    expect(check).toEqual({ ok: false, problems: ['"__proto__" is not a Load field', '"constructor" is not a Load field'] });
+  });
+
+  it('refuses a date-time PostgreSQL cannot store or the API cannot show in four digits', () => {
+    for (const scheduledPickupDate of ['0000-12-31T23:00:00Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:30:00-01:00']) {
+      expect(checkLoadInput({ ...valid, scheduledPickupDate })).toEqual({ ok: false, problems: [expect.stringMatching(/^scheduledPickupDate must be an RFC 3339 date-time/)] });
+    }
+    expect(checkLoadInput({ ...valid, scheduledPickupDate: '0001-01-01T00:00:00Z' }).ok).toBe(true);
+    expect(checkLoadInput({ ...valid, scheduledPickupDate: '9999-12-31T23:59:59.999Z' }).ok).toBe(true);
+  });
 });

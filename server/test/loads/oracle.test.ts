@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { LOAD_FIELDS, LOAD_STATUSES, type Load, type LoadPage, type LoadStatus, feedWindowStart } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
 import type { LoadInput } from '@loadfeed/spec';
@@ -106,16 +107,18 @@ describe('the feed against an in-memory oracle', () => {
   let run = 0;
   /** Every statement the server ran, to see that each way of reading a page was taken. */
   const statements = new Set<string>();
+  const clientQuery = pg.Client.prototype.query;
 
   beforeAll(async () => {
     app = await startApp(database.url, { clock: testClock(NOW) });
-    const query = app.pool.query.bind(app.pool) as (text: string, values?: unknown[]) => Promise<unknown>;
-    (app.pool as unknown as { query: typeof query }).query = (text, values) => {
-      statements.add(text);
-      return query(text, values);
-    };
+    // Seen on the connection, where a page's statements go (each on a connection checked out for it, db/cancellable.ts).
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string') statements.add(args[0]);
+      return (clientQuery as (...args: unknown[]) => unknown).apply(this, args);
+    } as typeof clientQuery;
   });
   afterAll(async () => {
+    pg.Client.prototype.query = clientQuery;
     await app?.close();
   });
 

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startAppWithKey, type TestApp } from '../support/app.js';
@@ -9,6 +10,7 @@ describe('round trips per request', () => {
   let app: TestApp;
   let key: string;
   let statements = 0;
+  const clientQuery = pg.Client.prototype.query;
 
   async function roundTripsOf(url: string, presented = key): Promise<{ status: number; roundTrips: number }> {
     statements = 0;
@@ -19,13 +21,15 @@ describe('round trips per request', () => {
   beforeAll(async () => {
     ({ app, key } = await startAppWithKey(database.url));
     await app.load('acme', Array.from({ length: 30 }, (_, index) => aLoad(`RT-${index}`)));
-    const query = app.pool.query.bind(app.pool) as (...args: unknown[]) => Promise<unknown>;
-    (app.pool as unknown as { query: typeof query }).query = (...args) => {
+    // Counted on the connection, where both the pool's own queries and a page's statements (each on a
+    // connection checked out for it, db/cancellable.ts) go.
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       statements += 1;
-      return query(...args);
-    };
+      return (clientQuery as (...args: unknown[]) => unknown).apply(this, args);
+    } as typeof clientQuery;
   });
   afterAll(async () => {
+    pg.Client.prototype.query = clientQuery;
     await app?.close();
   });
 
