@@ -64,7 +64,9 @@ $$;
 -- customer slot (65535: every customer) and the first stamp. A key that decodes to an impossible stamp is
 -- not a writer's: later than `now_ms` (a writer stamps its key before taking it), or earlier than its
 -- holder's transaction start where the reader may see that start (the server's own role, or one granted
--- pg_read_all_stats) — except the feed's earliest stamp, 2020-01-01, which a backdating seed announces.
+-- pg_read_all_stats) — except the feed's earliest stamp, 2020-01-01, which a backdating seed announces,
+-- and slot 0, whose customer 0 no customer has: the server's start-up probe announces it an hour back
+-- (src/db/settled-feed-check.ts, this release's and the previous one's).
 CREATE FUNCTION feed_writers(now_ms timestamptz)
 RETURNS TABLE (pid integer, slot integer, first_stamp timestamptz, transaction_start timestamptz)
 LANGUAGE sql STABLE AS $$
@@ -83,6 +85,7 @@ LANGUAGE sql STABLE AS $$
    WHERE w.first_stamp <= now_ms
      AND (a.xact_start IS NULL
           OR w.first_stamp = timestamptz '2020-01-01T00:00:00Z'
+          OR w.slot = 0
           OR w.first_stamp > a.xact_start - interval '1 second')
 $$;
 

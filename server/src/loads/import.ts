@@ -42,6 +42,10 @@ export class ImportRejectedError extends OperatorError {
 const KEYED = new Set(['loadNumber']);
 const UPDATED_FIELDS = WRITABLE_LOAD_FIELDS.filter((field) => !KEYED.has(field));
 const column = (field: string) => columnOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]);
+/** A value as the API shows it, which is what "unchanged" compares (the trigger's rule, migrations/0010):
+ * decimals as the strings stored, so 10.5 over 10.50 is a change. */
+const shown = (table: string, field: string) =>
+  sqlTypeOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]) === 'numeric' ? `${table}.${column(field)}::text` : `${table}.${column(field)}`;
 
 // Built once from the field table, so that a field added to the contract and the table cannot be
 // forgotten here; it holds identifiers only, every value is a parameter.
@@ -51,8 +55,8 @@ SELECT $1::bigint, ${WRITABLE_LOAD_FIELDS.map((field) => `r."${field}"`).join(',
   FROM jsonb_to_recordset($2::jsonb) AS r(${WRITABLE_LOAD_FIELDS.map((field) => `"${field}" ${sqlTypeOf(field)}`).join(', ')})
     ON CONFLICT (customer_id, ${column('loadNumber')}) DO UPDATE
    SET ${UPDATED_FIELDS.map((field) => `${column(field)} = excluded.${column(field)}`).join(', ')}
- WHERE (${UPDATED_FIELDS.map((field) => `l.${column(field)}`).join(', ')})
-       IS DISTINCT FROM (${UPDATED_FIELDS.map((field) => `excluded.${column(field)}`).join(', ')})
+ WHERE (${UPDATED_FIELDS.map((field) => shown('l', field)).join(', ')})
+       IS DISTINCT FROM (${UPDATED_FIELDS.map((field) => shown('excluded', field)).join(', ')})
 RETURNING (l.xmax = 0) AS inserted`;
 
 /** Every row checked, or every problem found; a loadNumber may appear once in one input. */
