@@ -62,9 +62,9 @@ $$;
 
 -- The feed's writers as pg_locks shows them now: the holder's pid (NULL for a prepared transaction), the
 -- customer slot (65535: every customer) and the first stamp. A key that decodes to an impossible stamp is
--- not a writer's: later than `now_ms` (a writer stamps its key before taking it), or earlier than its
--- holder's transaction start where the reader may see that start (the server's own role, or one granted
--- pg_read_all_stats) — except the feed's earliest stamp, 2020-01-01, which a backdating seed announces,
+-- not a writer's: later than `now_ms` (a writer stamps its key before taking it), or, where the reader may
+-- see the holder's session (the server's own role, or one granted pg_read_all_stats), earlier than the
+-- holder's transaction start or held with no transaction open (a session-level lock) — except the feed's earliest stamp, 2020-01-01, which a backdating seed announces,
 -- and slot 0, whose customer 0 no customer has: the server's start-up probe announces it an hour back
 -- (src/db/settled-feed-check.ts, this release's and the previous one's).
 CREATE FUNCTION feed_writers(now_ms timestamptz)
@@ -81,9 +81,11 @@ LANGUAGE sql STABLE AS $$
              AND l.mode = 'ShareLock'
              AND l.classid::bigint >> 22 = 421
              AND l.database = (SELECT d.oid FROM pg_catalog.pg_database AS d WHERE d.datname = current_database())) AS w
-    LEFT JOIN LATERAL (SELECT s.xact_start FROM pg_catalog.pg_stat_get_activity(w.pid) AS s) AS a ON w.pid IS NOT NULL
+    LEFT JOIN LATERAL (
+         SELECT s.xact_start, s.query IS DISTINCT FROM '<insufficient privilege>' AS visible
+           FROM pg_catalog.pg_stat_get_activity(w.pid) AS s) AS a ON w.pid IS NOT NULL
    WHERE w.first_stamp <= now_ms
-     AND (a.xact_start IS NULL
+     AND (a.visible IS NOT TRUE
           OR w.first_stamp = timestamptz '2020-01-01T00:00:00Z'
           OR w.slot = 0
           OR w.first_stamp > a.xact_start - interval '1 second')
