@@ -239,6 +239,48 @@ CREATE TRIGGER loads_keep_updated_at
   BEFORE INSERT OR UPDATE OR DELETE ON loads
   FOR EACH ROW EXECUTE FUNCTION loads_keep_updated_at();
 
+-- Logical replication's workers run with an empty search_path: the trigger functions carry their own,
+-- the schema they and the feed's tables live in, so that what they call resolves in any session.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION loads_keep_updated_at() SET search_path = %I, pg_catalog', current_schema());
+  EXECUTE format('ALTER FUNCTION bump_feed_versions() SET search_path = %I, pg_catalog', current_schema());
+END
+$$;
+
+-- The same for the stored JSON column's function (0010), which PostgreSQL inlines into every write:
+-- its body names its type and helper with their schema. The JSON it makes is unchanged.
+DO $do$
+BEGIN
+  EXECUTE format($f$
+CREATE OR REPLACE FUNCTION api_load_json(
+  load_number text, po_number text, billing_ref_number text,
+  origin_city text, origin_state text, origin_zip text, origin_warehouse text,
+  destination_city text, destination_state text, destination_zip text, destination_warehouse text,
+  status load_status,
+  scheduled_pickup_date timestamptz, scheduled_pickup_time text,
+  scheduled_delivery_date timestamptz, scheduled_delivery_time text,
+  tendered_date timestamptz, actual_pickup_date timestamptz, actual_delivery_date timestamptz,
+  requested_delivery_date timestamptz,
+  miles numeric, total_cost numeric,
+  updated_at timestamptz
+) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $body$
+  SELECT row_to_json(ROW(
+    load_number, po_number, billing_ref_number,
+    origin_city, origin_state, origin_zip, origin_warehouse,
+    destination_city, destination_state, destination_zip, destination_warehouse,
+    status,
+    %1$I.api_timestamp(scheduled_pickup_date), scheduled_pickup_time,
+    %1$I.api_timestamp(scheduled_delivery_date), scheduled_delivery_time,
+    %1$I.api_timestamp(tendered_date), %1$I.api_timestamp(actual_pickup_date), %1$I.api_timestamp(actual_delivery_date),
+    %1$I.api_timestamp(requested_delivery_date),
+    miles::text, total_cost::text,
+    %1$I.api_timestamp(updated_at)
+  )::%1$I.api_load)::text
+$body$ $f$, current_schema());
+END
+$do$;
+
 -- Whatever the session_replication_role: the apply worker and `SET session_replication_role = replica`
 -- skip triggers in the default (origin) mode. server/src/db/settled-feed-check.ts refuses to serve
 -- unless these four are present and ALWAYS.
@@ -310,6 +352,7 @@ CREATE TRIGGER loads_bump_feed_versions_updated AFTER UPDATE ON loads
 CREATE TRIGGER loads_bump_feed_versions_deleted AFTER DELETE ON loads
   REFERENCING OLD TABLE AS deleted_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_feed_versions_deleted();
 
+ALTER FUNCTION loads_keep_updated_at() RESET search_path;
 CREATE OR REPLACE FUNCTION loads_keep_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   requested timestamptz := NEW.updated_at;
