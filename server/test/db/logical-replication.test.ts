@@ -3,7 +3,6 @@
 // clusters on this machine (topology/src/postgres.ts). The apply worker writes in session_replication_role
 // replica and fires row triggers only; the feed's triggers fire ALWAYS (migrations/0012), so a replicated
 // change is stamped, announced and counted like any other.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimary, type Primary } from '../../topology/src/postgres.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
