@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
 import { ReadRouter } from './db/routing.js';
 import type { Clock } from './clock.js';
-import { checkSettledFeed } from './db/settled-feed-check.js';
+import { checkSettledFeed, watchFeedTriggers } from './db/settled-feed-check.js';
 import { apiReferenceRoutes } from './docs/routes.js';
 import { errorResponse } from './errors.js';
 import { healthRoutes } from './health/routes.js';
@@ -109,7 +109,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     }),
     openApiRoute(),
     ...apiReferenceRoutes(),
-    ...healthRoutes(reads),
+    ...healthRoutes(reads, watchFeedTriggers(pool)),
   ]);
 
   // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is

@@ -16,6 +16,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'customers', summary: 'Add and list customers', load: async () => (await import('./customers.js')).customersCommand },
   { name: 'keys', summary: 'Issue, revoke and list API keys', load: async () => (await import('./keys.js')).keysCommand },
   { name: 'import', summary: 'Upsert loads from an NDJSON file (or stdin)', load: async () => (await import('./import.js')).importCommand },
+  { name: 'feed-writers', summary: 'List the transactions holding customers\' feeds back', load: async () => (await import('./feed-writers.js')).feedWritersCommand },
   { name: 'seed', summary: 'Add synthetic customers and realistic loads', load: async () => (await import('./seed.js')).seedCommand },
 ];
 
@@ -24,7 +25,7 @@ const MAIN_HELP = `Usage: loadfeed-server <command> [options]
 The operator's tool for the loadfeed reference server.
 
 Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(11)}${command.summary}`).join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(13)}${command.summary}`).join('\n')}
 
 Every command reads DATABASE_URL (or takes --database-url) and explains itself with --help:
   loadfeed-server <command> --help

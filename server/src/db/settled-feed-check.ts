@@ -1,6 +1,9 @@
-// The start-up check of the settled feed (migrations/0006_settled-feed.sql): the server serves a row
-// only below a horizon it computes from the writers' locks in pg_locks, so a server that cannot see
-// them would serve an unsafe feed without knowing it. It refuses to start instead, naming the grant.
+// The start-up check of the settled feed (migrations/0006_settled-feed.sql, 0012): the server serves a
+// row only below a horizon it computes from the writers' locks in pg_locks, and only the loads triggers
+// stamp, announce and count every writer's changes, so a server that cannot see the locks, or whose
+// triggers are missing, disabled or not ALWAYS (`pg_restore --disable-triggers` leaves them in the default
+// mode, which the replication apply worker skips), would serve an unsafe feed without knowing it. It
+// refuses to start instead, and /readyz says the same while it runs, in one line that names the fix.
 import pg from 'pg';
 import { OperatorError } from '../customers/customers.js';
 
@@ -11,6 +14,52 @@ export class SettledFeedUnavailableError extends OperatorError {
 /** No customer has id 0 (ids start at 1), so the probe's writer holds back no real feed. */
 const PROBE_CUSTOMER = '0';
 
+/** The loads triggers the feed relies on: each must exist and fire ALWAYS (pg_trigger.tgenabled 'A'). */
+const FEED_TRIGGERS = ['loads_keep_updated_at', 'loads_bump_feed_versions', 'loads_bump_feed_versions_changed', 'loads_bump_feed_versions_truncated'];
+
+const TRIGGER_MODES: Record<string, string> = {
+  O: 'fires only while session_replication_role is origin (the default mode), so replicated and replica-role writes skip it',
+  R: 'fires only while session_replication_role is replica',
+  D: 'is disabled',
+};
+
+const TRIGGERS_SQL = `
+SELECT t.tgname AS name, t.tgenabled AS enabled
+  FROM pg_catalog.pg_trigger AS t
+ WHERE t.tgrelid = to_regclass('loads') AND t.tgname = ANY ($1::text[])`;
+
+/**
+ * Why the feed's triggers cannot be relied on, in one line that says what to run, or undefined when
+ * every one is present and ALWAYS.
+ */
+export async function feedTriggerProblem(pool: Pick<pg.Pool, 'query'>): Promise<string | undefined> {
+  const { rows } = await pool.query<{ name: string; enabled: string }>(TRIGGERS_SQL, [FEED_TRIGGERS]);
+  const modes = new Map(rows.map((row) => [row.name, row.enabled]));
+  for (const name of FEED_TRIGGERS) {
+    const mode = modes.get(name);
+    if (mode === undefined) return `the settled feed's trigger ${name} on loads is missing; re-create it as migrations/0012_settled-feed-for-every-writer.sql does`;
+    if (mode !== 'A') return `the settled feed's trigger ${name} on loads ${TRIGGER_MODES[mode] ?? `has mode ${mode}`}; as the table's owner run: ALTER TABLE loads ENABLE ALWAYS TRIGGER ${name}`;
+  }
+  return undefined;
+}
+
+/** How long /readyz reuses one reading of the triggers: load balancers ask every second or so. */
+const TRIGGER_READING_MS = 1_000;
+
+/**
+ * feedTriggerProblem for /readyz, read at most once a second; a reading that fails (the database does not
+ * answer, which /readyz reports on its own) reports nothing.
+ */
+export function watchFeedTriggers(pool: Pick<pg.Pool, 'query'>, now: () => number = Date.now): () => Promise<string | undefined> {
+  let reading: { at: number; problem: Promise<string | undefined> } | undefined;
+  return () => {
+    if (reading === undefined || now() - reading.at >= TRIGGER_READING_MS) {
+      reading = { at: now(), problem: feedTriggerProblem(pool).catch(() => undefined) };
+    }
+    return reading.problem;
+  };
+}
+
 const PRIVILEGES_SQL = `
 SELECT current_user AS role,
        to_regprocedure('feed_settled_through(bigint)') IS NOT NULL AS migrated,
@@ -18,13 +67,15 @@ SELECT current_user AS role,
 
 /**
  * Throws SettledFeedUnavailableError unless the server's role can compute the horizon: the migration
- * is there, pg_locks is readable, and a writer announced on one connection holds the horizon back as
+ * is there, the feed's triggers fire ALWAYS, pg_locks is readable, and a writer announced on one connection holds the horizon back as
  * seen from another (what every request relies on). The writer is a connection of its own, made with
  * the pool's settings: with DB_POOL_SIZE=1 the pool has no second connection to give.
  */
 export async function checkSettledFeed(pool: pg.Pool): Promise<void> {
   const { role, migrated, reads_locks: readsLocks } = (await pool.query<{ role: string; migrated: boolean; reads_locks: boolean }>(PRIVILEGES_SQL)).rows[0]!;
   if (!migrated) throw new SettledFeedUnavailableError('the database has no settled-feed functions: run `loadfeed-server migrate` first');
+  const triggers = await feedTriggerProblem(pool);
+  if (triggers !== undefined) throw new SettledFeedUnavailableError(triggers);
   if (!readsLocks) {
     throw new SettledFeedUnavailableError(
       `role ${role} cannot read pg_catalog.pg_locks, which the settled feed needs; as a superuser run: GRANT SELECT ON pg_catalog.pg_locks TO ${role}`,

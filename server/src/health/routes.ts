@@ -3,12 +3,13 @@
 // is taken out of rotation (503 with the error body) and put back once it can. Its body says which
 // databases the instance can use: the primary, and each standby (db/routing.ts) as `up`, `down` or
 // `not_standby` (promoted: no longer read from). A standby that is down makes nobody unready: pages
-// then go to another one or to the primary.
+// then go to another one or to the primary. A feed whose triggers are missing, disabled or not ALWAYS
+// (db/settled-feed-check.ts) makes the instance unready too, with the one-line reason as the error.
 import type { ServerRoute } from '@hapi/hapi';
 import type { ErrorBody } from '@loadfeed/spec';
 import type { ReadRouter } from '../db/routing.js';
 
-export function healthRoutes(reads: ReadRouter): ServerRoute[] {
+export function healthRoutes(reads: ReadRouter, feedTriggerProblem: () => Promise<string | undefined> = async () => undefined): ServerRoute[] {
   return [
     {
       method: 'GET',
@@ -22,7 +23,12 @@ export function healthRoutes(reads: ReadRouter): ServerRoute[] {
         auth: false,
         async handler(_request, h) {
           const databases = await reads.databases();
-          if (databases.primary === 'up') return { status: 'ready', databases };
+          if (databases.primary === 'up') {
+            const problem = await feedTriggerProblem();
+            if (problem === undefined) return { status: 'ready', databases };
+            const body: ErrorBody = { error: problem };
+            return h.response(body).code(503);
+          }
           const usable = Object.entries(databases.standbys).filter(([, state]) => state === 'up').map(([name]) => name);
           const body: ErrorBody = { error: `The primary database is unreachable${usable.length > 0 ? `; standbys that answer: ${usable.join(', ')}` : ''}` };
           return h.response(body).code(503);

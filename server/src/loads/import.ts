@@ -62,6 +62,10 @@ export class ImportRejectedError extends OperatorError {
 const KEYED = new Set(['loadNumber']);
 const UPDATED_FIELDS = WRITABLE_LOAD_FIELDS.filter((field) => !KEYED.has(field));
 const column = (field: string) => columnOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]);
+/** A value as the API shows it, which is what "unchanged" compares (the trigger's rule, migrations/0010):
+ * decimals as the strings stored, so 10.5 over 10.50 is a change. */
+const shown = (table: string, field: string) =>
+  sqlTypeOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]) === 'numeric' ? `${table}.${column(field)}::text` : `${table}.${column(field)}`;
 
 // Built once from the field table, so that a field added to the contract and the table cannot be
 // forgotten here; they hold identifiers only, every value is a parameter or copied data.
@@ -104,8 +108,8 @@ SELECT $1::bigint, ${WRITABLE_LOAD_FIELDS.map((field) => `s.${column(field)}`).j
  ORDER BY s.line
     ON CONFLICT (customer_id, ${column('loadNumber')}) DO UPDATE
    SET ${UPDATED_FIELDS.map((field) => `${column(field)} = excluded.${column(field)}`).join(', ')}
- WHERE (${UPDATED_FIELDS.map((field) => `l.${column(field)}`).join(', ')})
-       IS DISTINCT FROM (${UPDATED_FIELDS.map((field) => `excluded.${column(field)}`).join(', ')})
+ WHERE (${UPDATED_FIELDS.map((field) => shown('l', field)).join(', ')})
+       IS DISTINCT FROM (${UPDATED_FIELDS.map((field) => shown('excluded', field)).join(', ')})
 RETURNING (l.xmax = 0) AS inserted)
 SELECT (SELECT count(*) FROM import_staging)::int AS staged,
        (count(*) FILTER (WHERE written.inserted))::int AS inserted,

@@ -8,11 +8,10 @@ import { useScratchFolder, useTestDatabase } from '../../src/testing/vitest.js';
 import { CLI, cliEnv, cliOk, query } from './run-cli.js';
 
 const ROWS = 12_000;
-/** A writer of the customer's loads is in flight: its announcement (migrations/0006_settled-feed.sql). */
+/** A writer of the customer's loads is in flight: its announcement (migrations/0006_settled-feed.sql, 0012). */
 const WRITING_SQL = `
-SELECT 1 FROM pg_locks AS l
- WHERE l.locktype = 'advisory' AND l.objsubid = 1
-   AND ((l.classid::bigint << 32) | l.objid::bigint) >> 41 = (SELECT id FROM customers WHERE code = $1::text) % 4194304`;
+SELECT 1 FROM feed_writers(clock_timestamp()) AS w
+ WHERE w.slot = feed_writer_slot((SELECT id FROM customers WHERE code = $1::text))`;
 
 // DECISIONS.md: an import is all or nothing even when it is killed part-way: nothing of it is visible
 // until all of it is. Re-running the same file is harmless.

@@ -58,6 +58,53 @@ describe('the settled feed, checked at start', () => {
     }
   });
 
+  it('refuses to start while a feed trigger is disabled or back in the default mode (DISABLE/ENABLE TRIGGER ALL, as pg_restore --disable-triggers runs)', async () => {
+    const config = loadConfig({ DATABASE_URL: role.url, LOG_LEVEL: 'silent' });
+    try {
+      await asAdmin('ALTER TABLE loads DISABLE TRIGGER loads_keep_updated_at');
+      await expect(createServer(config, { pool: poolOf(role.url), logger: createLogger('silent') })).rejects.toThrow(
+        "the settled feed's trigger loads_keep_updated_at on loads is disabled; as the table's owner run: ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at",
+      );
+      await asAdmin('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
+      await asAdmin('ALTER TABLE loads DISABLE TRIGGER ALL');
+      await asAdmin('ALTER TABLE loads ENABLE TRIGGER ALL');
+      await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(/fires only while session_replication_role is origin.*ENABLE ALWAYS TRIGGER loads_keep_updated_at$/);
+    } finally {
+      for (const trigger of ['loads_keep_updated_at', 'loads_bump_feed_versions', 'loads_bump_feed_versions_changed', 'loads_bump_feed_versions_truncated']) {
+        await asAdmin(`ALTER TABLE loads ENABLE ALWAYS TRIGGER ${trigger}`);
+      }
+    }
+    await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
+  });
+
+  it('answers /readyz with a 503 and the one-line reason while a feed trigger is not ALWAYS, and ready again once it is', async () => {
+    const config = loadConfig({ DATABASE_URL: role.url, LOG_LEVEL: 'silent' });
+    const server = await createServer(config, { pool: poolOf(role.url), logger: createLogger('silent') });
+    const readyz = async () => server.inject({ method: 'GET', url: '/readyz' });
+    const until = async (status: number) => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const response = await readyz();
+        if (response.statusCode === status) return response;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`/readyz did not answer ${status}`);
+    };
+    try {
+      await server.initialize();
+      await until(200);
+      await asAdmin('ALTER TABLE loads ENABLE TRIGGER loads_bump_feed_versions_changed');
+      const unready = await until(503);
+      expect(JSON.parse(unready.payload)).toEqual({
+        error:
+          "the settled feed's trigger loads_bump_feed_versions_changed on loads fires only while session_replication_role is origin (the default mode), so replicated and replica-role writes skip it; as the table's owner run: ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_bump_feed_versions_changed",
+      });
+    } finally {
+      await asAdmin('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_bump_feed_versions_changed');
+    }
+    await until(200);
+    await server.stop();
+  });
+
   it('refuses a database that was never migrated, saying to migrate', async () => {
     await expect(checkSettledFeed(poolOf(unmigrated.url))).rejects.toThrow('run `loadfeed-server migrate` first');
   });

@@ -71,6 +71,17 @@ describe('importing loads', () => {
     expect(rows[0]).toEqual({ miles: '12.500', total_cost: '-3.10' });
   });
 
+  it('counts a decimal rewritten as the API shows it differently (10.5 to 10.50) as changed, as the trigger does', async () => {
+    await app.load('acme', [aLoad('D-2', { miles: '10.5' })]);
+    const stampOf = async () => (await app.pool.query("SELECT updated_at, miles::text FROM loads WHERE load_number = 'D-2'")).rows[0];
+    const before = await stampOf();
+    expect(await app.load('acme', [aLoad('D-2', { miles: '10.50' })])).toEqual({ inserted: 0, changed: 1, unchanged: 0 });
+    const after = await stampOf();
+    expect(after.miles).toBe('10.50');
+    expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(await app.load('acme', [aLoad('D-2', { miles: '10.50' })])).toEqual({ inserted: 0, changed: 0, unchanged: 1 });
+  });
+
   it('writes more rows than one COPY chunk holds and counts them all', async () => {
     const rows = Array.from({ length: 2_005 }, (_, index) => aLoad(`B-${index}`, { originCity: 'tab\there, back\\slash\nnewline' }));
     expect(await app.load('acme', rows)).toEqual({ inserted: 2_005, changed: 0, unchanged: 0 });

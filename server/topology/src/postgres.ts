@@ -74,14 +74,15 @@ function clusterOf(folder: string, dataDir: string, port: number): Cluster {
   };
 }
 
-/** initdb, configure and start a primary on a free port. */
-export async function startPrimary(): Promise<Primary> {
+/** initdb, configure and start a primary on a free port; `settings` are postgresql.conf lines added after
+ * the topology's own (a later line wins), e.g. `wal_level = logical` for a publisher. */
+export async function startPrimary({ settings = [] }: { settings?: string[] } = {}): Promise<Primary> {
   requireProgram(join(POSTGRES_BIN, 'initdb'), 'postgresql');
   const folder = await ownedFolder('loadfeed-topology-pg-');
   const port = await freePort();
   const dataDir = join(folder, 'primary');
   await runUnprivileged(join(POSTGRES_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-  await appendFile(dataDir + '/postgresql.conf', [...SETTINGS, `port = ${port}`, `unix_socket_directories = '${folder}'`, ''].join('\n'));
+  await appendFile(dataDir + '/postgresql.conf', [...SETTINGS, ...settings, `port = ${port}`, `unix_socket_directories = '${folder}'`, ''].join('\n'));
   const primary = clusterOf(folder, dataDir, port);
   await primary.start();
   const standbys: Standby[] = [];
