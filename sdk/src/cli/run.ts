@@ -4,8 +4,9 @@ import { EXIT_CODES, UsageError, type CliContext, type Command } from './command
 import { describeFailure } from './failure.js';
 import { listCommand } from './list.js';
 import { syncCommand } from './sync.js';
+import { verifyCommand } from './verify.js';
 
-const COMMANDS: readonly Command[] = [syncCommand, listCommand];
+const COMMANDS: readonly Command[] = [syncCommand, verifyCommand, listCommand];
 
 const HELP = `Usage: loadfeed <command> [options]
 
