@@ -1,7 +1,9 @@
-// Reads what `loadfeed sync` wrote, to compare with what the API serves.
+// Reads what `loadfeed sync` wrote, to compare with what the API serves: NDJSON, SQLite, PostgreSQL.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { basename } from 'node:path';
 import type { Load } from '@loadfeed/spec';
+import pg from 'pg';
 
 /** The part of better-sqlite3 these tests use (the package ships no types of its own). */
 interface ReadOnlyDatabase {
@@ -59,3 +61,33 @@ export const DESTINATIONS: DestinationCase[] = [
   },
 ];
 
+
+const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** A PostgreSQL copy read back with plain SQL: timestamptz as SPEC's date-time, numeric as its text. */
+export async function readPostgres(url: string, table: string): Promise<{ loads: Load[]; cursor: string | undefined }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const rows = (await client.query<Record<string, unknown>>(`SELECT * FROM ${table} ORDER BY load_number`)).rows;
+    const loads = rows.map(
+      (row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [camelCase(column), value instanceof Date ? value.toISOString() : value])) as Load,
+    );
+    const cursor = (await client.query<{ cursor: Date }>('SELECT cursor FROM loadfeed_cursor WHERE feed = $1::text', [table])).rows[0]?.cursor.toISOString();
+    return { loads, cursor };
+  } finally {
+    await client.end();
+  }
+}
+
+/** A table name for a test's copy, from the base path the other destinations use as a file name. */
+export const tableOf = (file: string) => `copy_${basename(file).toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+
+/** `--postgres` into the customer's own database (a database apart from the server's). */
+export function postgresDestination(url: () => string): DestinationCase {
+  return {
+    name: 'a PostgreSQL table',
+    args: (file) => ['--postgres', url(), '--table', tableOf(file)],
+    read: (file) => readPostgres(url(), tableOf(file)),
+  };
+}

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import type { Load } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, syncLoads } from '../../src/index.js';
@@ -70,7 +71,7 @@ describe('the requests of a first copy, with no page size given', () => {
 
       const summary = await syncLoads({ client, upsert: copy.upsert });
 
-      const served: Parameters<typeof copy.differences>[0] = [];
+      const served: Load[] = [];
       for await (const load of client.loads({ pageSize: maxPageSize })) served.push(load);
       expect(served).toHaveLength(rows);
       expect(copy.differences(served)).toEqual([]);
