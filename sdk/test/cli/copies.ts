@@ -1,5 +1,5 @@
 // Reads what `loadfeed sync` wrote, to compare with what the API serves: NDJSON, SQLite, PostgreSQL.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import type { Load } from '@loadfeed/spec';
@@ -13,6 +13,12 @@ interface ReadOnlyDatabase {
 type DatabaseConstructor = new (path: string, options: { readonly: boolean }) => ReadOnlyDatabase;
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+
+interface WritableDatabaseHandle {
+  prepare(sql: string): { run(...parameters: unknown[]): unknown };
+  close(): void;
+}
+const WritableDatabase = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => WritableDatabaseHandle;
 
 export const byLoadNumber = <T extends { loadNumber: string }>(rows: readonly T[]) =>
   [...rows].sort((a, b) => (a.loadNumber < b.loadNumber ? -1 : a.loadNumber > b.loadNumber ? 1 : 0));
@@ -46,6 +52,7 @@ export interface DestinationCase {
   name: string;
   args(file: string): string[];
   read(file: string): Promise<{ loads: Load[]; cursor: string | undefined }>;
+  tamper(file: string, tampering: Tampering): Promise<void>;
 }
 
 export const DESTINATIONS: DestinationCase[] = [
@@ -53,11 +60,13 @@ export const DESTINATIONS: DestinationCase[] = [
     name: 'an NDJSON file',
     args: (file) => ['--out', `${file}.ndjson`],
     read: async (file) => ({ loads: await readNdjson(`${file}.ndjson`), cursor: await readCursorFile(`${file}.ndjson.state.json`) }),
+    tamper: (file, tampering) => tamperNdjson(`${file}.ndjson`, tampering),
   },
   {
     name: 'a SQLite table',
     args: (file) => ['--sqlite', `${file}.db`],
     read: async (file) => readSqlite(`${file}.db`),
+    tamper: async (file, tampering) => tamperSqlite(`${file}.db`, tampering),
   },
 ];
 
@@ -89,5 +98,50 @@ export function postgresDestination(url: () => string): DestinationCase {
     name: 'a PostgreSQL table',
     args: (file) => ['--postgres', url(), '--table', tableOf(file)],
     read: (file) => readPostgres(url(), tableOf(file)),
+    tamper: (file, tampering) => tamperPostgres(url(), tableOf(file), tampering),
   };
+}
+
+/** What a test does to a copy behind the sync's back: rows deleted, one field of rows altered, rows added. */
+export interface Tampering {
+  remove: string[];
+  alter: { loadNumber: string; field: keyof Load; value: string }[];
+  add: Load[];
+}
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+export async function tamperNdjson(path: string, { remove, alter, add }: Tampering): Promise<void> {
+  const loads = (await readNdjson(path)).filter((load) => !remove.includes(load.loadNumber));
+  for (const { loadNumber, field, value } of alter) Object.assign(loads.find((load) => load.loadNumber === loadNumber)!, { [field]: value });
+  await writeFile(path, [...loads, ...add].map((load) => `${JSON.stringify(load)}\n`).join(''));
+}
+
+export function tamperSqlite(path: string, { remove, alter, add }: Tampering): void {
+  const db = new WritableDatabase(path);
+  try {
+    for (const loadNumber of remove) db.prepare('DELETE FROM loads WHERE "loadNumber" = ?').run(loadNumber);
+    for (const { loadNumber, field, value } of alter) db.prepare(`UPDATE loads SET "${field}" = ? WHERE "loadNumber" = ?`).run(value, loadNumber);
+    for (const load of add) {
+      const fields = Object.keys(load);
+      db.prepare(`INSERT INTO loads (${fields.map((field) => `"${field}"`).join(', ')}) VALUES (${fields.map(() => '?').join(', ')})`).run(...Object.values(load));
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export async function tamperPostgres(url: string, table: string, { remove, alter, add }: Tampering): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DELETE FROM ${table} WHERE load_number = ANY ($1::text[])`, [remove]);
+    for (const { loadNumber, field, value } of alter) await client.query(`UPDATE ${table} SET ${snakeCase(field)} = $1 WHERE load_number = $2::text`, [value, loadNumber]);
+    for (const load of add) {
+      const fields = Object.keys(load);
+      await client.query(`INSERT INTO ${table} (${fields.map(snakeCase).join(', ')}) VALUES (${fields.map((_, index) => `$${index + 1}`).join(', ')})`, Object.values(load));
+    }
+  } finally {
+    await client.end();
+  }
 }
