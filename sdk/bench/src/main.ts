@@ -1,4 +1,4 @@
-// npm run bench -w @loadfeed/sdk — the SDK's three numbers, each a ratio measured in this run against
+// npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS, BENCH_FIRST_COPY_ROWS.
 import { cpu } from './cpu.js';
 import { firstCopy } from './first-copy.js';
