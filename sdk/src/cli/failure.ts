@@ -7,6 +7,7 @@ import {
   BadRequestError,
   ConnectionError,
   ContractError,
+  LoadfeedError,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -43,6 +44,9 @@ export function describeFailure(error: unknown): Failure {
     const [first] = error.violations;
     return failure(`the server's response breaks the contract${first ? ` at ${first.path}: ${first.message}` : ''}`);
   }
+  // Every other kind of the SDK's error tree (those for hostile servers among them) is a real failure
+  // whose own message says what happened.
+  if (error instanceof LoadfeedError) return failure(withRequestId(error.message, error.requestId));
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') return failure(`file error: ${message}`);
