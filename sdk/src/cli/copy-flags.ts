@@ -1,10 +1,12 @@
 // The flags that name a copy, shared by `loadfeed sync` (which writes it) and `loadfeed verify` (which
 // reads it): exactly one of --out (NDJSON, with --state), --sqlite, --postgres (with --table).
-import { writeLine, type FlagOptions } from '@loadfeed/spec/cli';
+import { writeLine, type FlagOptions, type FlagValues } from '@loadfeed/spec/cli';
+import { createClient, type LoadfeedClient } from '../client.js';
 import type { CopyDestination } from '../destination.js';
-import { UsageError, type CliContext } from './command.js';
+import { CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, type CliContext, type Connection } from './command.js';
 import { openNdjsonDestination } from './ndjson-destination.js';
 import { openPostgresDestination } from './postgres-destination.js';
+import { createProgressView, type ProgressView } from './progress.js';
 import { openSqliteDestination } from './sqlite-destination.js';
 
 export const COPY_OPTIONS = {
@@ -25,13 +27,39 @@ export const COPY_HELP = `  --out <file>         An NDJSON file, one line per lo
                        package pg)
   --table <name>       With --postgres: the table (default loads; schema.table works)`;
 
+/** Every flag of a command that walks the feed into or against a copy (sync, verify). */
+const COPY_COMMAND_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  ...COPY_OPTIONS,
+  'page-size': { type: 'string' },
+  json: { type: 'boolean' },
+} as const satisfies FlagOptions;
+
+export interface CopyCommandLine {
+  values: FlagValues<typeof COPY_COMMAND_OPTIONS>;
+  pageSize: number | undefined;
+  connection: Connection;
+}
+
+/** Parses and checks a copy command's flags before anything is opened; undefined once --help is printed. */
+export function parseCopyCommandLine(commandName: string, help: string, args: string[], context: CliContext): CopyCommandLine | undefined {
+  const values = parseFlags(commandName, args, COPY_COMMAND_OPTIONS);
+  if (values.help) {
+    writeLine(context.stdout, help);
+    return undefined;
+  }
+  checkCopyFlags(values, commandName);
+  const pageSize = positiveInteger(values['page-size'], '--page-size', commandName);
+  return { values, pageSize, connection: connectionOf(values, context, commandName) };
+}
+
 /** Where `--out` keeps its cursor unless `--state` says otherwise. */
 export const defaultStatePath = (out: string) => `${out}.state.json`;
 
 type CopyValues = { [K in keyof typeof COPY_OPTIONS]?: string | undefined };
 
 /** Checks the copy flags before anything is opened or requested. */
-export function checkCopyFlags(values: CopyValues, commandName: string): void {
+function checkCopyFlags(values: CopyValues, commandName: string): void {
   const given = [values.out, values.sqlite, values.postgres].filter((value) => value !== undefined).length;
   if (given !== 1) throw new UsageError('give exactly one copy: --out <file.ndjson>, --sqlite <file.db> or --postgres <url>', commandName);
   if (values.state !== undefined && values.out === undefined) throw new UsageError('--state is for --out: a database keeps its cursor in itself', commandName);
@@ -48,4 +76,17 @@ export async function openCopy(values: CopyValues, context: CliContext, write: b
   }
   if (values.sqlite !== undefined) return openSqliteDestination(values.sqlite, { write });
   return openNdjsonDestination(values.out!, values.state ?? defaultStatePath(values.out!), { write });
+}
+
+/** The client of a command that shows its progress on stderr; retries show on the view once it is started. */
+export function clientWithProgress(connection: Connection, context: CliContext): { client: LoadfeedClient; startProgress(): ProgressView } {
+  let view: ProgressView | undefined;
+  const client = createClient({
+    ...connection,
+    signal: context.signal,
+    userAgent: 'loadfeed-cli',
+    logger: { onRetry: (event) => view?.events.onRetry?.(event) },
+  });
+  const startProgress = () => (view = createProgressView({ stream: context.stderr, quota: () => client.quota(), now: () => client.clock.now() }));
+  return { client, startProgress };
 }

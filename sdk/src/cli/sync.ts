@@ -2,26 +2,21 @@
 // step with the API through the SDK's syncLoads, showing progress; Ctrl-C stops between writes and keeps
 // the cursor; the rate limit stops it with the cursor saved (exit 3); --json prints what the run did.
 import { writeLine } from '@loadfeed/spec/cli';
-import { createClient } from '../client.js';
 import type { CopyDestination } from '../destination.js';
 import { RateLimitError } from '../errors.js';
 import { syncLoads, type SyncProgress, type SyncSummary } from '../sync.js';
 import {
   CONNECTION_HELP,
-  CONNECTION_OPTIONS,
   EXIT_CODE_HELP,
   EXIT_CODES,
   Interrupted,
   StoppedByRateLimit,
-  connectionOf,
-  parseFlags,
-  positiveInteger,
   type CliContext,
   type Command,
 } from './command.js';
-import { COPY_HELP, COPY_OPTIONS, checkCopyFlags, openCopy } from './copy-flags.js';
+import { COPY_HELP, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
 import { describeFailure } from './failure.js';
-import { createProgressView, formatDuration, plural, type ProgressView } from './progress.js';
+import { formatDuration, plural } from './progress.js';
 
 const NAME = 'sync';
 
@@ -70,29 +65,15 @@ ${CONNECTION_HELP}
 ${EXIT_CODE_HELP}`,
 
   async run(args, context) {
-    const values = parseFlags(NAME, args, {
-      ...CONNECTION_OPTIONS,
-      ...COPY_OPTIONS,
-      'page-size': { type: 'string' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) return writeLine(context.stdout, this.help);
-    checkCopyFlags(values, NAME);
-    const pageSize = positiveInteger(values['page-size'], '--page-size', NAME);
-    const connection = connectionOf(values, context, NAME);
+    const commandLine = parseCopyCommandLine(NAME, this.help, args, context);
+    if (!commandLine) return;
+    const { values, pageSize, connection } = commandLine;
     const startedAt = Date.now();
 
-    let view: ProgressView | undefined;
-    const client = createClient({
-      ...connection,
-      signal: context.signal,
-      userAgent: 'loadfeed-cli',
-      logger: { onRetry: (event) => view?.events.onRetry?.(event) },
-    });
+    const { client, startProgress } = clientWithProgress(connection, context);
     const destination = await openCopy(values, context, true);
-    view = createProgressView({ stream: context.stderr, quota: () => client.quota(), now: () => client.clock.now() });
+    const view = startProgress();
     let latest: SyncProgress | undefined;
-    let served: number | undefined;
 
     const report = (stopped: StopReason, exitCode: number, cursor: string | undefined, summary?: SyncSummary, message?: string): void => {
       if (!values.json) return;
@@ -104,7 +85,7 @@ ${EXIT_CODE_HELP}`,
         requests: stats.requests,
         cursor: cursor ?? null,
         seconds: Math.round((Date.now() - startedAt) / 100) / 10,
-        pageSize: summary?.pageSize ?? served ?? null,
+        pageSize: summary?.pageSize ?? null,
         quotaWaitSeconds: Math.round(stats.quotaWaitMs / 1000),
         retryWaitSeconds: Math.round(stats.retryWaitMs / 1000),
         ...(message === undefined ? {} : { message }),

@@ -2,20 +2,15 @@
 // the copy as of its cursor, and says how many rows are missing, differ, or sit in the copy unexplained;
 // exit 0 when the copy is complete, 4 when it is not, so that cron or CI can run it nightly.
 import { CliError, writeLine } from '@loadfeed/spec/cli';
-import { createClient } from '../client.js';
 import { verifyCopy, type VerifyReport } from '../verify.js';
 import {
   CONNECTION_HELP,
-  CONNECTION_OPTIONS,
   EXIT_CODE_HELP,
   EXIT_CODES,
-  connectionOf,
-  parseFlags,
-  positiveInteger,
   type Command,
 } from './command.js';
-import { COPY_HELP, COPY_OPTIONS, checkCopyFlags, openCopy } from './copy-flags.js';
-import { createProgressView, plural, type ProgressView } from './progress.js';
+import { COPY_HELP, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
+import { plural } from './progress.js';
 
 const NAME = 'verify';
 
@@ -67,26 +62,13 @@ ${CONNECTION_HELP}
 ${EXIT_CODE_HELP}`,
 
   async run(args, context) {
-    const values = parseFlags(NAME, args, {
-      ...CONNECTION_OPTIONS,
-      ...COPY_OPTIONS,
-      'page-size': { type: 'string' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) return writeLine(context.stdout, this.help);
-    checkCopyFlags(values, NAME);
-    const pageSize = positiveInteger(values['page-size'], '--page-size', NAME);
-    const connection = connectionOf(values, context, NAME);
+    const commandLine = parseCopyCommandLine(NAME, this.help, args, context);
+    if (!commandLine) return;
+    const { values, pageSize, connection } = commandLine;
 
-    let view: ProgressView | undefined;
-    const client = createClient({
-      ...connection,
-      signal: context.signal,
-      userAgent: 'loadfeed-cli',
-      logger: { onRetry: (event) => view?.events.onRetry?.(event) },
-    });
+    const { client, startProgress } = clientWithProgress(connection, context);
     const copy = await openCopy(values, context, false);
-    view = createProgressView({ stream: context.stderr, quota: () => client.quota(), now: () => client.clock.now() });
+    const view = startProgress();
     let report: VerifyReport;
     try {
       report = await verifyCopy({ client, copy, signal: context.signal, onProgress: (update) => view.update(update), ...(pageSize === undefined ? {} : { pageSize }) });
