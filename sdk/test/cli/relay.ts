@@ -7,15 +7,15 @@ import type { AddressInfo } from 'node:net';
 export interface RelayOptions {
   /** Called after response `n` (1-based) has been written back to the client. */
   afterResponse?(n: number): void;
-  /** Answers request `n` itself, instead of the server, when this returns a response. */
-  answer?(n: number): { status: number; headers: Record<string, string>; body: string } | undefined;
+  /** Answers request `n` (for `url`, its path and query) itself, instead of the server, when this returns a response. */
+  answer?(n: number, url: string): { status: number; headers: Record<string, string>; body: string } | undefined;
 }
 
 export async function startRelay(target: string, options: RelayOptions = {}) {
   let count = 0;
   const server = createServer((request, response) => {
     const n = (count += 1);
-    const own = options.answer?.(n);
+    const own = options.answer?.(n, request.url ?? '');
     if (own) {
       request.resume();
       response.writeHead(own.status, own.headers);

@@ -63,6 +63,29 @@ describe('loadfeed sync --json', () => {
     expect((await destination.read(file)).loads).toHaveLength(20);
   }, SLOW_TEST_MS);
 
+  it('a deployment that refuses the large default page with a 400: the sync says so and copies at 100 a page', async () => {
+    const customer = await customerWith(6);
+    const file = join(scratch.path, `refusing-${customer.code}`);
+    const refusal = { error: 'Invalid query parameters', details: ['pageSize: must be at most 100'] };
+    const relay = await startRelay(kit.server.baseUrl, {
+      answer: (_n, url) =>
+        new URL(url, 'http://relay').searchParams.get('pageSize') === '1000'
+          ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify(refusal) }
+          : undefined,
+    });
+    let result;
+    try {
+      result = await runCli(['sync', ...destination.args(file), '--json'], { LOADFEED_BASE_URL: relay.url, LOADFEED_API_KEY: customer.key });
+    } finally {
+      await relay.close();
+    }
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('loadfeed: the deployment refused pageSize=1000 (400: Invalid query parameters); asking for 100 a page instead\n');
+    expect(JSON.parse(result.stdout)).toMatchObject({ stopped: 'end-of-feed', rows: 6, requests: 2, pageSize: 100 });
+    expect((await destination.read(file)).loads).toHaveLength(6);
+  });
+
   it('a real failure is exit 1, with the same summary saying it failed and why', async () => {
     const file = join(scratch.path, 'refused');
 
