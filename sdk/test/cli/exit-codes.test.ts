@@ -13,8 +13,8 @@ describe('the exit codes', () => {
     for (const { code, meaning } of EXIT_CODE_TABLE) expect(readme).toContain(`| ${code} | ${meaning} |`);
   });
 
-  it.each(['sync', 'verify'])('loadfeed %s --help prints every one of them', async (command) => {
-    const help = await runCli([command, '--help']);
+  it.each([['sync'], ['verify'], []])('loadfeed %s --help prints every one of them', async (...command) => {
+    const help = await runCli([...command, '--help']);
     expect(help.code).toBe(0);
     for (const { code, meaning } of EXIT_CODE_TABLE) expect(help.stdout).toContain(`  ${String(code).padEnd(5)}${meaning}\n`);
   });
