@@ -1,9 +1,11 @@
 // syncLoads: keeps a copy of the customer's loads in step with the API, one page at a time, saving the
 // cursor only after each page's upsert has resolved. The default strategy walks by key, not by page
 // number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost").
-import { DEFAULT_PAGE_SIZE, RATE_WINDOW_MS } from '@loadfeed/spec';
+import { DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING, RATE_WINDOW_MS } from '@loadfeed/spec';
 import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js';
 import type { Clock } from './clock.js';
+import type { Destination } from './destination.js';
+import { BadRequestError } from './errors.js';
 import type { WaitEvent } from './transport.js';
 import { memoryCursorStore, type CursorStore } from './cursor-store.js';
 import { NoProgressError } from './errors.js';
@@ -38,6 +40,15 @@ export interface SyncSummary {
   retryWaitMs: number;
   /** The cursor saved last: the largest updatedAt whose page is upserted. */
   cursor: string | undefined;
+  /** The page size the deployment served (the envelope's echo), once a page came back. */
+  pageSize: number | undefined;
+}
+
+/** The deployment refused the page size the sync asked for by default with a 400; the sync asks for `fallback` instead. */
+export interface PageSizeRefusal {
+  requested: number;
+  fallback: number;
+  error: BadRequestError;
 }
 
 export type SyncStrategy = 'keys' | 'pages';
@@ -45,9 +56,17 @@ export type SyncStrategy = 'keys' | 'pages';
 export interface SyncOptions {
   client: LoadfeedClient;
   /** Called with each page's new rows; the cursor moves only after it resolves. Upsert by loadNumber. */
-  upsert(rows: LoadRow[]): Promise<void> | void;
+  upsert?(rows: LoadRow[]): Promise<void> | void;
   cursorStore?: CursorStore;
+  /**
+   * Instead of `upsert` and `cursorStore`: where each page's rows and the cursor after them are written
+   * in one transaction (`openPostgresDestination` and friends from `@loadfeed/sdk/destinations`).
+   */
+  destination?: Destination;
+  /** Rows per request. Default: the contract's maximum (1000), which a deployment clamps to its own and echoes. */
   pageSize?: number;
+  /** Called when the deployment refuses the default page size with a 400 and the sync falls back to SPEC's default (100). */
+  onPageSizeRefused?(refusal: PageSizeRefusal): void;
   /** How far before the saved cursor a run starts reading again (default 5 minutes, as SPEC §4 suggests). */
   overlapMs?: number;
   filters?: SyncFilters;
@@ -70,7 +89,9 @@ const SYNC_OPTIONS: Schema = {
   client: must.methods('listLoads', 'quota', 'stats'),
   upsert: must.function,
   cursorStore: must.methods('load', 'save'),
+  destination: must.methods('loadCursor', 'write'),
   pageSize: must.integer(1),
+  onPageSizeRefused: must.function,
   overlapMs: must.milliseconds(0),
   filters: must.object,
   signal: must.abortSignal,
@@ -122,13 +143,37 @@ function repeatGuard() {
 const toMs = (dateTime: string) => Date.parse(dateTime);
 const toDateTime = (ms: number) => new Date(ms).toISOString();
 
+/** Where a run hands its rows and its cursor: the caller's upsert and cursor store, or one destination. */
+interface Sink {
+  loadCursor(): Promise<string | undefined> | string | undefined;
+  /** Rows, then (only after them, and in the same transaction where the destination has one) the cursor. */
+  write(rows: LoadRow[], cursor: string | undefined): Promise<void>;
+}
+
+function sinkOf(options: SyncOptions): Sink {
+  const { destination, upsert } = options;
+  if (destination) return { loadCursor: () => destination.loadCursor(), write: async (rows, cursor) => destination.write(rows, cursor) };
+  const cursorStore = options.cursorStore ?? memoryCursorStore();
+  return {
+    loadCursor: () => cursorStore.load(),
+    async write(rows, cursor) {
+      if (rows.length > 0) await upsert!(rows);
+      if (cursor !== undefined) await cursorStore.save(cursor);
+    },
+  };
+}
+
 /** What one sync run shares between its strategies: the requests, the hand-over and the bookkeeping. */
-function createRun(options: SyncOptions, cursorStore: CursorStore) {
+function createRun(options: SyncOptions, sink: Sink) {
   const { client, signal } = options;
   const clock = options.clock ?? client.clock;
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  // Unless the caller chose, ask for the contract's largest page: a deployment that serves fewer clamps
+  // and echoes its own maximum (SPEC §4), so asking costs nothing, and the fewest requests follow.
+  let pageSize = options.pageSize ?? PAGE_SIZE_CEILING;
+  let served: number | undefined;
+  let mayFallBack = options.pageSize === undefined && pageSize > DEFAULT_PAGE_SIZE;
   // The key walk reads the last row of each page again (it anchors the next request), so a page brings one row less.
-  const rowsPerRequest = options.strategy === 'pages' || pageSize < 2 ? pageSize : pageSize - 1;
+  const rowsPerRequest = () => (options.strategy === 'pages' || pageSize < 2 ? pageSize : pageSize - 1);
   const startStats = client.stats();
   let pages = 0;
   let rows = 0;
@@ -141,7 +186,7 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
     const stats = client.stats();
     let eta: number | undefined;
     if (ahead !== undefined && quota.limit !== undefined && quota.limit > 0) {
-      const requestsAhead = Math.ceil(ahead / rowsPerRequest);
+      const requestsAhead = Math.ceil(ahead / rowsPerRequest());
       const beyondQuota = Math.max(0, requestsAhead - Math.max(0, quota.remaining ?? quota.limit));
       eta = quota.nextRequestAt + Math.ceil(beyondQuota / quota.limit) * RATE_WINDOW_MS;
     }
@@ -156,14 +201,34 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
     });
   }
 
+  async function request(updatedSince: string | undefined, page: number, size: number): Promise<Page> {
+    const params: ListLoadsParams = { ...options.filters, page, pageSize: size };
+    if (updatedSince !== undefined) params.updatedSince = updatedSince;
+    return client.listLoads(params, { ...(signal ? { signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) });
+  }
+
   return {
-    pageSize,
     clock,
     async fetch(updatedSince: string | undefined, page: number, size = pageSize): Promise<Page> {
-      const params: ListLoadsParams = { ...options.filters, page, pageSize: size };
-      if (updatedSince !== undefined) params.updatedSince = updatedSince;
-      const result = await client.listLoads(params, { ...(signal ? { signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) });
+      let result: Page;
+      try {
+        result = await request(updatedSince, page, size);
+      } catch (error) {
+        // A deployment off the contract may refuse a large page instead of clamping it: fall back to
+        // SPEC's default once, and say so; a 400 for anything else comes back at the default size too.
+        if (!(mayFallBack && error instanceof BadRequestError)) throw error;
+        mayFallBack = false;
+        options.onPageSizeRefused?.({ requested: size, fallback: DEFAULT_PAGE_SIZE, error });
+        pageSize = DEFAULT_PAGE_SIZE;
+        result = await request(updatedSince, page, pageSize);
+      }
+      mayFallBack = false;
       pages += 1;
+      // Ask for what the deployment serves from now on: the key walk's tied groups count pages of that size.
+      if (Number.isSafeInteger(result.pageSize) && result.pageSize >= 1 && result.pageSize <= size) {
+        served = result.pageSize;
+        pageSize = result.pageSize;
+      }
       return result;
     },
     /** Rows still ahead of the sweep after a page, for the progress report. */
@@ -172,14 +237,10 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
     },
     /** Hands rows over, then (only then) saves the cursor if it moved forward. */
     async deliver(batch: LoadRow[], nextCursor: string | undefined): Promise<void> {
-      if (batch.length > 0) {
-        await options.upsert(batch);
-        rows += batch.length;
-      }
-      if (nextCursor !== undefined && (cursor === undefined || toMs(nextCursor) > toMs(cursor))) {
-        await cursorStore.save(nextCursor);
-        cursor = nextCursor;
-      }
+      const moved = nextCursor !== undefined && (cursor === undefined || toMs(nextCursor) > toMs(cursor)) ? nextCursor : undefined;
+      if (batch.length > 0 || moved !== undefined) await sink.write(batch, moved);
+      rows += batch.length;
+      if (moved !== undefined) cursor = moved;
       progress();
     },
     startCursor(saved: string | undefined): void {
@@ -194,6 +255,7 @@ function createRun(options: SyncOptions, cursorStore: CursorStore) {
         quotaWaitMs: stats.quotaWaitMs - startStats.quotaWaitMs,
         retryWaitMs: stats.retryWaitMs - startStats.retryWaitMs,
         cursor,
+        pageSize: served,
       };
     },
   };
@@ -321,12 +383,21 @@ const STRATEGIES: Record<SyncStrategy, (run: Run, from: string | undefined) => P
   pages: walkByPage,
 };
 
-/** Syncs the loads changed since the saved cursor (minus the overlap) into `upsert`. */
+/** Syncs the loads changed since the saved cursor (minus the overlap) into `upsert` or `destination`. */
 export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
-  checkOptions('syncLoads', options, SYNC_OPTIONS, ['client', 'upsert'], { filters: FILTER_OPTIONS });
-  const cursorStore = options.cursorStore ?? memoryCursorStore();
+  checkOptions('syncLoads', options, SYNC_OPTIONS, ['client'], { filters: FILTER_OPTIONS });
+  if (options.destination === undefined && options.upsert === undefined) {
+    throw new TypeError('syncLoads: option upsert is required (or option destination instead)');
+  }
+  if (options.destination !== undefined && options.upsert !== undefined) {
+    throw new TypeError('syncLoads: give option upsert or option destination, not both');
+  }
+  if (options.destination !== undefined && options.cursorStore !== undefined) {
+    throw new TypeError('syncLoads: a destination keeps its own cursor: give cursorStore only with upsert');
+  }
+  const sink = sinkOf(options);
   const walk = STRATEGIES[options.strategy ?? 'keys'];
-  const run = createRun(options, cursorStore);
+  const run = createRun(options, sink);
   const overlapMs = options.overlapMs ?? DEFAULT_OVERLAP_MS;
 
   if (options.backfill) {
@@ -337,7 +408,7 @@ export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
     return run.summary();
   }
 
-  const saved = await cursorStore.load();
+  const saved = await sink.loadCursor();
   run.startCursor(saved);
   await walk(run, saved === undefined ? undefined : toDateTime(toMs(saved) - overlapMs));
   return run.summary();

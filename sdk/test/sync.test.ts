@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, memoryCursorStore, syncLoads, type LoadRow, type SyncProgress, type SyncStrategy } from '../src/index.js';
+import { PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import { createCopy, loadInput, loadInputs, mockSetup } from './helpers.js';
 
 const HOUR_MS = 3_600_000;
@@ -117,7 +118,7 @@ describe('syncLoads', () => {
     // 10 a minute, so the last goes out two minutes in.
     expect(first.eta).toBe(start + 120_000);
     expect(reports.at(-1)).toMatchObject({ rows: 95, totalCount: 95 });
-    expect(summary).toEqual({ pages: reports.length, rows: 95, requests: 24, quotaWaitMs: 120_000, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt });
+    expect(summary).toEqual({ pages: reports.length, rows: 95, requests: 24, quotaWaitMs: 120_000, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5 });
   });
 
   it('says before each wait how long and why, and the summary says how long it waited for the rate limit and for retries', async () => {
@@ -215,7 +216,7 @@ describe('syncLoads', () => {
     const copy = createCopy();
     await syncLoads({ client, upsert: copy.upsert, pageSize: undefined, overlapMs: undefined, strategy: undefined, filters: undefined, cursorStore: undefined });
     expect(copy.differences(mock.loads())).toEqual([]);
-    expect(new URL(urls[0]!).searchParams.get('pageSize')).toBe('100');
+    expect(new URL(urls[0]!).searchParams.get('pageSize')).toBe(String(PAGE_SIZE_CEILING));
   });
 
   it.each([

@@ -1,6 +1,7 @@
 // npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
-// its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS.
+// its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS, BENCH_FIRST_COPY_ROWS.
 import { cpu } from './cpu.js';
+import { firstCopy } from './first-copy.js';
 import { footprint } from './footprint.js';
 import { hostile } from './hostile.js';
 import { memory } from './memory.js';
@@ -41,6 +42,22 @@ for (const perWrite of [1, 37, 1000]) {
       `vs physical limit ${result.physicalRequests} requests = ${fixed(result.physicalMinutes, 1)} min -> ratio ${fixed(result.ratio)} ` +
       `(target <= 1.020 for distinct: ${verdict(perWrite !== 1 || result.ratio <= 1.02)}); 429s: ${result.rateLimited}; copy exact: ${result.exact}`,
   );
+}
+
+const firstCopyRows = Number(process.env.BENCH_FIRST_COPY_ROWS ?? 50_000);
+for (const maxPageSize of [100, 1000]) {
+  for (const perWrite of [1, 5, 50]) {
+    const result = await firstCopy(firstCopyRows, perWrite, maxPageSize);
+    const shape = perWrite === 1 ? 'distinct updatedAt' : `${perWrite} rows per updatedAt`;
+    // The key walk re-reads the tie at each page's end: within 1.05 while a tie is at most 5% of a page.
+    const target = perWrite === 1 ? 1 : perWrite <= maxPageSize * 0.05 ? 1.05 : undefined;
+    const verdictText = target === undefined ? 'no target: ties over 5% of a page' : `target <= ${fixed(target, 2)}: ${verdict(result.ratio <= target)}`;
+    console.log(
+      `first copy of ${result.rows} rows (${shape}) from a deployment serving ${maxPageSize} a page, no page size given: ${result.requests} requests ` +
+        `vs ceil(N / (max - 1)) + 1 = ${result.bound} -> ratio ${fixed(result.ratio)} (${verdictText}); ` +
+        `asking for 100 a page instead: ${result.atDefaultSize} requests; copy exact: ${result.exact}`,
+    );
+  }
 }
 
 const mem = await memory(memoryRows, 10, PAGE_SIZE);

@@ -7,13 +7,10 @@ import {
   BadRequestError,
   ConnectionError,
   ContractError,
-  NoProgressError,
+  LoadfeedError,
   RateLimitError,
-  RedirectError,
-  ResponseTooLargeError,
   ServerError,
   TimeoutError,
-  WaitTooLongError,
 } from '../errors.js';
 import { ENV_API_KEY, EXIT_CODES } from './command.js';
 
@@ -38,21 +35,25 @@ export function describeFailure(error: unknown): Failure {
     const details = error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
     return failure(withRequestId(`the server rejected the query (400)${details}`, error.requestId));
   }
-  if (error instanceof RateLimitError) return failure(withRequestId(`still rate limited after every retry (${error.message})`, error.requestId));
+  if (error instanceof RateLimitError) {
+    return failure(withRequestId(`stopped by the rate limit, still in force after every retry (${error.message})`, error.requestId), EXIT_CODES.rateLimited);
+  }
   if (error instanceof ServerError) return failure(withRequestId(`the server failed (${error.message}) after every retry`, error.requestId));
   if (error instanceof TimeoutError || error instanceof ConnectionError) return failure(`cannot reach the API: ${error.message}`);
   if (error instanceof ContractError) {
     const [first] = error.violations;
     return failure(`the server's response breaks the contract${first ? ` at ${first.path}: ${first.message}` : ''}`);
   }
-  // The SDK's caps against a server that answers off the contract: each message says what was refused.
-  if (error instanceof ResponseTooLargeError || error instanceof WaitTooLongError || error instanceof NoProgressError || error instanceof RedirectError) {
-    return failure(withRequestId(error.message, error.requestId));
-  }
+  // Every other kind of the SDK's error tree (those for hostile servers among them) is a real failure
+  // whose own message says what happened.
+  if (error instanceof LoadfeedError) return failure(withRequestId(error.message, error.requestId));
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') return failure(`file error: ${message}`);
   if (code?.startsWith('SQLITE_')) return failure(`SQLite: ${message} (${code})`);
+  // pg's errors from the server carry a SQLSTATE and a severity; its connection errors a Node code.
+  if (code !== undefined && typeof error === 'object' && error !== null && 'severity' in error) return failure(`PostgreSQL: ${message} (SQLSTATE ${code})`);
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT') return failure(`cannot reach the database: ${message}`);
   return failure(`unexpected error: ${message}`);
 }
 
@@ -60,7 +61,10 @@ function firstLine(text: string): string {
   return text.split('\n')[0]!.trim();
 }
 
-/** A key never reaches the terminal, even inside a message that quotes input. */
+/** A URL's password, as in postgres://user:secret@host/db. */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]*@/gi;
+
+/** A key never reaches the terminal, nor a database password, even inside a message that quotes input. */
 export function redactKeys(text: string): string {
-  return text.replace(KEY_LIKE, `${API_KEY_PREFIX}…`);
+  return text.replace(KEY_LIKE, `${API_KEY_PREFIX}…`).replace(URL_PASSWORD, '$1…@');
 }

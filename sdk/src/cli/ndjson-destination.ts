@@ -1,5 +1,6 @@
 // `--out loads.ndjson`: one JSON line per load. Each page is appended and flushed to disk before the
-// cursor moves, so a crash loses nothing the cursor has passed; closing compacts the file to one line per
+// cursor file is replaced (a file has no transaction: this order keeps the cursor from ever being ahead
+// of the rows), so a crash loses nothing the cursor has passed; closing compacts the file to one line per
 // loadNumber (the newest) with an atomic rename, so readers see the old file or the new one, never half.
 // A run that died before compacting leaves duplicate lines that the next run's close removes.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
@@ -7,48 +8,69 @@ import { CliError } from '@loadfeed/spec/cli';
 import { replaceFileWithLines } from '../atomic-file.js';
 import type { LoadRow } from '../client.js';
 import { fileCursorStore } from '../cursor-store.js';
-import type { Destination } from './destination.js';
+import type { CopyDestination } from '../destination.js';
 
-export async function openNdjsonDestination(path: string, statePath: string): Promise<Destination> {
-  const { lines, needsCompaction } = await readExisting(path);
+/** Opens (and on the first run creates) the file; with `write: false` it only reads one that exists, for `loadfeed verify`. */
+export async function openNdjsonDestination(path: string, statePath: string, options: { write?: boolean } = {}): Promise<CopyDestination> {
+  const writing = options.write ?? true;
+  const { lines, needsCompaction, found } = await readExisting(path);
+  if (!writing && !found) throw new CliError(`${path} does not exist: run \`loadfeed sync --out ${path}\` first`);
   let dirty = needsCompaction;
-  let appender: FileHandle | undefined = needsCompaction ? undefined : await open(path, 'a');
+  let appender: FileHandle | undefined = needsCompaction || !writing ? undefined : await open(path, 'a');
+  const cursorStore = fileCursorStore(statePath);
+
+  async function upsert(rows: LoadRow[]): Promise<void> {
+    if (appender === undefined) {
+      // A torn last line from a crash must not glue onto the next one: start clean first.
+      await replaceFileWithLines(path, lines.values());
+      dirty = false;
+      appender = await open(path, 'a');
+    }
+    let text = '';
+    for (const row of rows) {
+      const line = JSON.stringify(row);
+      if (lines.has(row.loadNumber)) dirty = true;
+      lines.set(row.loadNumber, line);
+      text += `${line}\n`;
+    }
+    await appender.write(text);
+    await appender.datasync();
+  }
 
   return {
-    cursorStore: fileCursorStore(statePath),
-    async upsert(rows) {
-      if (appender === undefined) {
-        // A torn last line from a crash must not glue onto the next one: start clean first.
-        await replaceFileWithLines(path, lines.values());
-        dirty = false;
-        appender = await open(path, 'a');
+    loadCursor: () => cursorStore.load(),
+    async write(rows, cursor) {
+      if (!writing) throw new Error(`${path} is open for reading only`);
+      if (rows.length > 0) await upsert(rows);
+      if (cursor !== undefined) await cursorStore.save(cursor);
+    },
+    async readRows(wanted) {
+      const rows: LoadRow[] = [];
+      for (const loadNumber of wanted) {
+        const line = lines.get(loadNumber);
+        if (line !== undefined) rows.push(JSON.parse(line) as LoadRow);
       }
-      let text = '';
-      for (const row of rows) {
-        const line = JSON.stringify(row);
-        if (lines.has(row.loadNumber)) dirty = true;
-        lines.set(row.loadNumber, line);
-        text += `${line}\n`;
-      }
-      await appender.write(text);
-      await appender.datasync();
+      return rows;
+    },
+    async *loadNumbers() {
+      yield [...lines.keys()];
     },
     async close() {
       await appender?.close();
       appender = undefined;
-      if (dirty) await replaceFileWithLines(path, lines.values());
+      if (writing && dirty) await replaceFileWithLines(path, lines.values());
     },
   };
 }
 
 /** The file's loads by loadNumber (a later line wins), and whether the file holds more than one line per load. */
-async function readExisting(path: string): Promise<{ lines: Map<string, string>; needsCompaction: boolean }> {
+async function readExisting(path: string): Promise<{ lines: Map<string, string>; needsCompaction: boolean; found: boolean }> {
   const lines = new Map<string, string>();
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines, needsCompaction: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines, needsCompaction: false, found: false };
     throw error;
   }
   const all = text.split('\n');
@@ -67,6 +89,6 @@ async function readExisting(path: string): Promise<{ lines: Map<string, string>;
     if (lines.has(loadNumber)) duplicates = true;
     lines.set(loadNumber, line);
   });
-  return { lines, needsCompaction: torn || duplicates };
+  return { lines, needsCompaction: torn || duplicates, found: true };
 }
 

@@ -1,11 +1,12 @@
 // The command table of `loadfeed` and the one place where a failure becomes a line and an exit code.
 import { writeLine } from '@loadfeed/spec/cli';
-import { EXIT_CODES, UsageError, type CliContext, type Command } from './command.js';
+import { EXIT_CODE_HELP, EXIT_CODES, UsageError, type CliContext, type Command } from './command.js';
 import { describeFailure } from './failure.js';
 import { listCommand } from './list.js';
 import { syncCommand } from './sync.js';
+import { verifyCommand } from './verify.js';
 
-const COMMANDS: readonly Command[] = [syncCommand, listCommand];
+const COMMANDS: readonly Command[] = [syncCommand, verifyCommand, listCommand];
 
 const HELP = `Usage: loadfeed <command> [options]
 
@@ -15,7 +16,9 @@ Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(8)}${command.summary}`).join('\n')}
 
 The deployment and your key come from LOADFEED_BASE_URL and LOADFEED_API_KEY (or --base-url and
---api-key). \`loadfeed <command> --help\` explains each command.`;
+--api-key). \`loadfeed <command> --help\` explains each command.
+
+${EXIT_CODE_HELP}`;
 
 /** Runs one command line; resolves to the process's exit code. */
 export async function runCli(args: string[], context: CliContext): Promise<number> {

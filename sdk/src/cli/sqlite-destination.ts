@@ -1,26 +1,27 @@
 // `--sqlite loads.db`: a `loads` table keyed by loadNumber, and the cursor in the same database. A page's
-// rows and the cursor they move are committed in ONE transaction: the upsert opens it, saving the cursor
-// commits it, so the database never holds a cursor ahead of its rows. Rows handed over without a cursor
-// move (inside a group of rows sharing one updatedAt) ride along with the next commit.
+// rows and the cursor they move are committed in ONE transaction, so the database never holds a cursor
+// ahead of its rows.
 // better-sqlite3 is an optional dependency, loaded only here, so that library users never build it.
 import { LOAD_FIELDS } from '@loadfeed/spec';
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
-import type { Destination } from './destination.js';
+import type { CopyDestination } from '../destination.js';
 
 /** The part of better-sqlite3's API this file uses. */
 interface SqliteStatement {
   run(...parameters: unknown[]): unknown;
   get(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+  pluck(): SqliteStatement;
 }
 interface SqliteDatabase {
-  readonly inTransaction: boolean;
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
   pragma(source: string): unknown;
+  transaction<A extends unknown[]>(body: (...args: A) => void): (...args: A) => void;
   close(): void;
 }
-type SqliteConstructor = new (path: string) => SqliteDatabase;
+type SqliteConstructor = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
 
 const SQLITE_PACKAGE = 'better-sqlite3';
 const SQLITE_VERSION = '12.11.1';
@@ -51,6 +52,14 @@ ON CONFLICT (id) DO UPDATE SET cursor = excluded.cursor`;
 
 const LOAD_CURSOR = 'SELECT cursor FROM loadfeed_sync WHERE id = 1';
 
+const COPY_TABLES = `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('loads', 'loadfeed_sync')`;
+
+const READ_ROWS = `SELECT ${LOAD_FIELDS.map(quote).join(', ')} FROM loads WHERE "loadNumber" IN (SELECT value FROM json_each(?))`;
+
+const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE ? IS NULL OR "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
+
+const BATCH = 1000;
+
 async function loadSqlite(): Promise<SqliteConstructor> {
   // A specifier in a variable keeps TypeScript from requiring the optional package's types.
   const specifier: string = SQLITE_PACKAGE;
@@ -66,35 +75,54 @@ async function loadSqlite(): Promise<SqliteConstructor> {
   }
 }
 
-export async function openSqliteDestination(path: string): Promise<Destination> {
+/** Opens (and on the first run creates) the copy; with `write: false` it only reads one that exists, for `loadfeed verify`. */
+export async function openSqliteDestination(path: string, options: { write?: boolean } = {}): Promise<CopyDestination> {
   const Database = await loadSqlite();
-  const db = new Database(path);
-  // WAL lets readers query the table while a sync writes to it.
-  db.pragma('journal_mode = WAL');
-  db.exec(SCHEMA);
+  const writing = options.write ?? true;
+  let db: SqliteDatabase;
+  try {
+    db = writing ? new Database(path) : new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    if (!writing) throw new CliError(`cannot open ${path} as a SQLite copy (${(error as Error).message}): run \`loadfeed sync --sqlite\` first`);
+    throw error;
+  }
+  if (writing) {
+    // WAL lets readers query the table while a sync writes to it.
+    db.pragma('journal_mode = WAL');
+    db.exec(SCHEMA);
+  } else if (db.prepare(COPY_TABLES).pluck().get() !== 2) {
+    db.close();
+    throw new CliError(`${path} holds no copy (tables loads and loadfeed_sync): run \`loadfeed sync --sqlite\` first`);
+  }
   const upsertLoad = db.prepare(UPSERT_LOAD);
   const saveCursor = db.prepare(SAVE_CURSOR);
   const loadCursor = db.prepare(LOAD_CURSOR);
-  const begin = () => {
-    if (!db.inTransaction) db.exec('BEGIN IMMEDIATE');
-  };
+  const readRows = db.prepare(READ_ROWS);
+  const loadNumbers = db.prepare(LOAD_NUMBERS).pluck();
+  // better-sqlite3 commits the function's writes as one transaction, or rolls them back if it throws.
+  const writePage = db.transaction((rows: LoadRow[], cursor: string | undefined) => {
+    for (const row of rows) upsertLoad.run(LOAD_FIELDS.map((field) => row[field]));
+    if (cursor !== undefined) saveCursor.run(cursor);
+  });
 
   return {
-    upsert(rows: LoadRow[]) {
-      begin();
-      for (const row of rows) upsertLoad.run(LOAD_FIELDS.map((field) => row[field]));
+    loadCursor: () => (loadCursor.get() as { cursor: string } | undefined)?.cursor,
+    write(rows, cursor) {
+      writePage(rows, cursor);
     },
-    cursorStore: {
-      load: () => (loadCursor.get() as { cursor: string } | undefined)?.cursor,
-      save(cursor) {
-        begin();
-        saveCursor.run(cursor);
-        db.exec('COMMIT');
-      },
+    async readRows(wanted) {
+      return readRows.all(JSON.stringify(wanted)) as LoadRow[];
+    },
+    async *loadNumbers() {
+      let after: string | null = null;
+      for (;;) {
+        const batch = loadNumbers.all(after, after, BATCH) as string[];
+        if (batch.length > 0) yield batch;
+        if (batch.length < BATCH) return;
+        after = batch.at(-1)!;
+      }
     },
     async close() {
-      // Rows without a cursor move are real rows: keeping them is harmless, the cursor has not passed them.
-      if (db.inTransaction) db.exec('COMMIT');
       db.close();
     },
   };

@@ -1,105 +1,123 @@
-// `loadfeed sync`: keeps a local copy of your loads (an NDJSON file or a SQLite table) in step with the
-// API through the SDK's syncLoads, showing progress; Ctrl-C stops between writes and keeps the cursor.
+// `loadfeed sync`: keeps a copy of your loads (an NDJSON file, a SQLite table or a PostgreSQL table) in
+// step with the API through the SDK's syncLoads, showing progress; Ctrl-C stops between writes and keeps
+// the cursor; the rate limit stops it with the cursor saved (exit 3); --json prints what the run did.
 import { writeLine } from '@loadfeed/spec/cli';
-import { createClient } from '../client.js';
-import { syncLoads, type SyncSummary } from '../sync.js';
-import { CONNECTION_HELP, CONNECTION_OPTIONS, Interrupted, UsageError, connectionOf, parseFlags, positiveInteger, type Command } from './command.js';
-import type { Destination } from './destination.js';
-import { openNdjsonDestination } from './ndjson-destination.js';
-import { createProgressView, formatDuration, plural, type ProgressView } from './progress.js';
-import { openSqliteDestination } from './sqlite-destination.js';
-import { TIMEOUT_HELP, TIMEOUT_OPTION, timeoutMsOf } from './timeout-flag.js';
+import type { CopyDestination } from '../destination.js';
+import { RateLimitError } from '../errors.js';
+import { syncLoads, type SyncProgress, type SyncSummary } from '../sync.js';
+import {
+  CONNECTION_HELP,
+  EXIT_CODE_HELP,
+  EXIT_CODES,
+  Interrupted,
+  StoppedByRateLimit,
+  type CliContext,
+  type Command,
+} from './command.js';
+import { COPY_HELP, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
+import { describeFailure } from './failure.js';
+import { formatDuration, plural } from './progress.js';
+import { TIMEOUT_HELP } from './timeout-flag.js';
 
 const NAME = 'sync';
 
-/** Where `--out` keeps its cursor unless `--state` says otherwise. */
-export const defaultStatePath = (out: string) => `${out}.state.json`;
+/** Why a run ended, as `--json` says it. */
+export type StopReason = 'end-of-feed' | 'rate-limit' | 'interrupted' | 'failed';
+
+/** What `loadfeed sync --json` prints on stdout, whatever ended the run. */
+export interface SyncReport {
+  stopped: StopReason;
+  exitCode: number;
+  /** Rows written to the copy by this run. */
+  rows: number;
+  /** HTTP requests sent, retries included. */
+  requests: number;
+  /** The cursor the copy holds now. */
+  cursor: string | null;
+  seconds: number;
+  /** The page size the deployment served. */
+  pageSize: number | null;
+  quotaWaitSeconds: number;
+  retryWaitSeconds: number;
+  /** The one line that says why, when the run did not reach the end of the feed. */
+  message?: string;
+}
 
 export const syncCommand: Command = {
   name: NAME,
-  summary: 'Copy your loads into an NDJSON file or a SQLite table, then keep it up to date',
-  help: `Usage: loadfeed sync (--out <loads.ndjson> | --sqlite <loads.db>) [options]
+  summary: 'Copy your loads into an NDJSON file, SQLite or PostgreSQL, then keep the copy up to date',
+  help: `Usage: loadfeed sync (--out <loads.ndjson> | --sqlite <loads.db> | --postgres <url>) [options]
 
-Fetches every load changed since the last run and upserts it by loadNumber. The first run copies
-everything; each later run reads from the saved cursor (minus a 5-minute overlap), so run it on a
-schedule. Ctrl-C (or SIGTERM) stops cleanly: what is written stays, and the next run resumes from
-the cursor.
+Fetches every load changed since the last run and upserts it by loadNumber, each page's rows and the
+cursor after them together. The first run copies everything; each later run reads from the saved cursor
+(minus a 5-minute overlap), so run it on a schedule. Ctrl-C (or SIGTERM) stops cleanly: what is written
+stays, and the next run resumes from the cursor. \`loadfeed verify\` checks the copy.
 
-Destination (one of):
-  --out <file>         An NDJSON file, one line per load (the newest version of each)
-  --sqlite <file>      A SQLite database: table \`loads\` keyed by "loadNumber"; the cursor is kept in
-                       table \`loadfeed_sync\` and saved in the same transaction as each page's rows
-                       (needs the optional package better-sqlite3)
+Copy (one of):
+${COPY_HELP}
 
 Options:
-  --state <file>       Where --out keeps its cursor (default: <out>.state.json)
-  --page-size <n>      Rows per request (default: the server's default, 100)
+  --page-size <n>      Rows per request (default: the largest page the deployment serves, up to the
+                       contract's 1000)
+  --json               Print a JSON summary on stdout when the run ends, however it ends:
+                       {stopped, exitCode, rows, requests, cursor, seconds, pageSize, ...}
 ${TIMEOUT_HELP}
 ${CONNECTION_HELP}
 
-Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143 SIGTERM.`,
+${EXIT_CODE_HELP}`,
 
   async run(args, context) {
-    const values = parseFlags(NAME, args, {
-      ...CONNECTION_OPTIONS,
-      out: { type: 'string' },
-      sqlite: { type: 'string' },
-      state: { type: 'string' },
-      'page-size': { type: 'string' },
-      ...TIMEOUT_OPTION,
-    });
-    if (values.help) return writeLine(context.stdout, this.help);
-    if ((values.out === undefined) === (values.sqlite === undefined)) {
-      throw new UsageError('give exactly one destination: --out <file.ndjson> or --sqlite <file.db>', NAME);
-    }
-    if (values.sqlite !== undefined && values.state !== undefined) {
-      throw new UsageError('--state is for --out: with --sqlite the cursor lives in the database itself', NAME);
-    }
-    const pageSize = positiveInteger(values['page-size'], '--page-size', NAME);
-    const timeoutMs = timeoutMsOf(values.timeout, NAME);
-    const connection = connectionOf(values, context, NAME);
+    const commandLine = parseCopyCommandLine(NAME, this.help, args, context);
+    if (!commandLine) return;
+    const { values, pageSize, connection, timeoutMs } = commandLine;
+    const startedAt = Date.now();
 
-    let view: ProgressView | undefined;
-    const client = createClient({
-      ...connection,
-      signal: context.signal,
-      userAgent: 'loadfeed-cli',
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      logger: { onRetry: (event) => view?.events.onRetry?.(event) },
-    });
-    const destination: Destination =
-      values.sqlite !== undefined ? await openSqliteDestination(values.sqlite) : await openNdjsonDestination(values.out!, values.state ?? defaultStatePath(values.out!));
-    view = createProgressView({ stream: context.stderr, quota: () => client.quota(), now: () => client.clock.now() });
+    const { client, startProgress } = clientWithProgress(connection, context, timeoutMs);
+    const destination = await openCopy(values, context, true);
+    const view = startProgress();
+    let latest: SyncProgress | undefined;
+
+    const report = (stopped: StopReason, exitCode: number, cursor: string | undefined, summary?: SyncSummary, message?: string): void => {
+      if (!values.json) return;
+      const stats = client.stats();
+      const result: SyncReport = {
+        stopped,
+        exitCode,
+        rows: summary?.rows ?? latest?.rows ?? 0,
+        requests: stats.requests,
+        cursor: cursor ?? null,
+        seconds: Math.round((Date.now() - startedAt) / 100) / 10,
+        pageSize: summary?.pageSize ?? null,
+        quotaWaitSeconds: Math.round(stats.quotaWaitMs / 1000),
+        retryWaitSeconds: Math.round(stats.retryWaitMs / 1000),
+        ...(message === undefined ? {} : { message }),
+      };
+      writeLine(context.stdout, JSON.stringify(result));
+    };
 
     let summary: SyncSummary;
     try {
       summary = await syncLoads({
         client,
-        upsert: (rows) => destination.upsert(rows),
-        cursorStore: destination.cursorStore,
+        destination,
         signal: context.signal,
-        onProgress: (update) => view.update(update),
+        onProgress: (update) => {
+          latest = update;
+          view.update(update);
+        },
+        onPageSizeRefused: ({ requested, fallback, error }) => {
+          writeLine(context.stderr, `loadfeed: the deployment refused pageSize=${requested} (${error.message}); asking for ${fallback} a page instead`);
+        },
         ...(pageSize === undefined ? {} : { pageSize }),
       });
     } catch (error) {
       view.finish();
-      if (!context.signal.aborted) {
-        // The sync's failure is the one to report; closing only keeps what is already whole.
-        await destination.close().catch(() => {});
-        throw error;
-      }
-      const cursor = await destination.cursorStore.load();
-      await destination.close();
-      const stopped = context.signal.reason === 'SIGTERM' ? 'terminated' : 'interrupted';
-      throw new Interrupted(
-        cursor === undefined
-          ? `${stopped} before the first page was saved; the next run starts from the beginning`
-          : `${stopped}; stopped cleanly at cursor ${cursor}, the next run resumes from there`,
-        context.signal.reason,
-      );
+      throw await stoppedEarly(error, destination, context, report);
     }
     view.finish();
     await destination.close();
+    report('end-of-feed', EXIT_CODES.ok, summary.cursor, summary);
+    if (values.json) return;
     const waits = [
       summary.quotaWaitMs > 0 ? `${formatDuration(summary.quotaWaitMs)} for the rate limit` : '',
       summary.retryWaitMs > 0 ? `${formatDuration(summary.retryWaitMs)} before retries` : '',
@@ -111,3 +129,32 @@ Exit codes: 0 synced, 1 failed (one line says why), 2 bad usage, 130 Ctrl-C, 143
     );
   },
 };
+
+type Report = (stopped: StopReason, exitCode: number, cursor: string | undefined, summary?: SyncSummary, message?: string) => void;
+
+/** What a run that did not reach the end of the feed leaves behind, and the error that says so. */
+async function stoppedEarly(error: unknown, destination: CopyDestination, context: CliContext, report: Report): Promise<unknown> {
+  const interrupted = context.signal.aborted;
+  if (!interrupted && !(error instanceof RateLimitError)) {
+    // The sync's failure is the one to report; closing only keeps what is already whole.
+    const cursor = await Promise.resolve(destination.loadCursor()).catch(() => undefined);
+    await destination.close().catch(() => {});
+    const failure = describeFailure(error);
+    report('failed', failure.exitCode, cursor, undefined, failure.message);
+    return error;
+  }
+  const cursor = await destination.loadCursor();
+  await destination.close();
+  const resumes = cursor === undefined ? 'the next run starts from the beginning' : `stopped cleanly at cursor ${cursor}, the next run resumes from there`;
+  let stop: Interrupted | StoppedByRateLimit;
+  if (interrupted) {
+    const stopped = context.signal.reason === 'SIGTERM' ? 'terminated' : 'interrupted';
+    stop = new Interrupted(cursor === undefined ? `${stopped} before the first page was saved; ${resumes}` : `${stopped}; ${resumes}`, context.signal.reason);
+  } else {
+    const limited = error as RateLimitError;
+    const lifts = limited.resumeAt === undefined ? '' : ` (it lifts at ${new Date(limited.resumeAt).toISOString()})`;
+    stop = new StoppedByRateLimit(`stopped by the rate limit${lifts}; ${resumes}`);
+  }
+  report(interrupted ? 'interrupted' : 'rate-limit', stop.exitCode, cursor, undefined, stop.message);
+  return stop;
+}

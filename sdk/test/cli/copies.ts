@@ -1,7 +1,9 @@
-// Reads what `loadfeed sync` wrote, to compare with what the API serves.
-import { readFile } from 'node:fs/promises';
+// Reads what `loadfeed sync` wrote, to compare with what the API serves: NDJSON, SQLite, PostgreSQL.
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { basename } from 'node:path';
 import type { Load } from '@loadfeed/spec';
+import pg from 'pg';
 
 /** The part of better-sqlite3 these tests use (the package ships no types of its own). */
 interface ReadOnlyDatabase {
@@ -11,6 +13,12 @@ interface ReadOnlyDatabase {
 type DatabaseConstructor = new (path: string, options: { readonly: boolean }) => ReadOnlyDatabase;
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+
+interface WritableDatabaseHandle {
+  prepare(sql: string): { run(...parameters: unknown[]): unknown };
+  close(): void;
+}
+const WritableDatabase = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => WritableDatabaseHandle;
 
 export const byLoadNumber = <T extends { loadNumber: string }>(rows: readonly T[]) =>
   [...rows].sort((a, b) => (a.loadNumber < b.loadNumber ? -1 : a.loadNumber > b.loadNumber ? 1 : 0));
@@ -44,6 +52,7 @@ export interface DestinationCase {
   name: string;
   args(file: string): string[];
   read(file: string): Promise<{ loads: Load[]; cursor: string | undefined }>;
+  tamper(file: string, tampering: Tampering): Promise<void>;
 }
 
 export const DESTINATIONS: DestinationCase[] = [
@@ -51,11 +60,88 @@ export const DESTINATIONS: DestinationCase[] = [
     name: 'an NDJSON file',
     args: (file) => ['--out', `${file}.ndjson`],
     read: async (file) => ({ loads: await readNdjson(`${file}.ndjson`), cursor: await readCursorFile(`${file}.ndjson.state.json`) }),
+    tamper: (file, tampering) => tamperNdjson(`${file}.ndjson`, tampering),
   },
   {
     name: 'a SQLite table',
     args: (file) => ['--sqlite', `${file}.db`],
     read: async (file) => readSqlite(`${file}.db`),
+    tamper: async (file, tampering) => tamperSqlite(`${file}.db`, tampering),
   },
 ];
 
+
+const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** A PostgreSQL copy read back with plain SQL: timestamptz as SPEC's date-time, numeric as its text. */
+export async function readPostgres(url: string, table: string): Promise<{ loads: Load[]; cursor: string | undefined }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const rows = (await client.query<Record<string, unknown>>(`SELECT * FROM ${table} ORDER BY load_number`)).rows;
+    const loads = rows.map(
+      (row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [camelCase(column), value instanceof Date ? value.toISOString() : value])) as Load,
+    );
+    const cursor = (await client.query<{ cursor: Date }>('SELECT cursor FROM loadfeed_cursor WHERE feed = $1::text', [table])).rows[0]?.cursor.toISOString();
+    return { loads, cursor };
+  } finally {
+    await client.end();
+  }
+}
+
+/** A table name for a test's copy, from the base path the other destinations use as a file name. */
+export const tableOf = (file: string) => `copy_${basename(file).toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+
+/** `--postgres` into the customer's own database (a database apart from the server's). */
+export function postgresDestination(url: () => string): DestinationCase {
+  return {
+    name: 'a PostgreSQL table',
+    args: (file) => ['--postgres', url(), '--table', tableOf(file)],
+    read: (file) => readPostgres(url(), tableOf(file)),
+    tamper: (file, tampering) => tamperPostgres(url(), tableOf(file), tampering),
+  };
+}
+
+/** What a test does to a copy behind the sync's back: rows deleted, one field of rows altered, rows added. */
+export interface Tampering {
+  remove: string[];
+  alter: { loadNumber: string; field: keyof Load; value: string }[];
+  add: Load[];
+}
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+export async function tamperNdjson(path: string, { remove, alter, add }: Tampering): Promise<void> {
+  const loads = (await readNdjson(path)).filter((load) => !remove.includes(load.loadNumber));
+  for (const { loadNumber, field, value } of alter) Object.assign(loads.find((load) => load.loadNumber === loadNumber)!, { [field]: value });
+  await writeFile(path, [...loads, ...add].map((load) => `${JSON.stringify(load)}\n`).join(''));
+}
+
+export function tamperSqlite(path: string, { remove, alter, add }: Tampering): void {
+  const db = new WritableDatabase(path);
+  try {
+    for (const loadNumber of remove) db.prepare('DELETE FROM loads WHERE "loadNumber" = ?').run(loadNumber);
+    for (const { loadNumber, field, value } of alter) db.prepare(`UPDATE loads SET "${field}" = ? WHERE "loadNumber" = ?`).run(value, loadNumber);
+    for (const load of add) {
+      const fields = Object.keys(load);
+      db.prepare(`INSERT INTO loads (${fields.map((field) => `"${field}"`).join(', ')}) VALUES (${fields.map(() => '?').join(', ')})`).run(...Object.values(load));
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export async function tamperPostgres(url: string, table: string, { remove, alter, add }: Tampering): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DELETE FROM ${table} WHERE load_number = ANY ($1::text[])`, [remove]);
+    for (const { loadNumber, field, value } of alter) await client.query(`UPDATE ${table} SET ${snakeCase(field)} = $1 WHERE load_number = $2::text`, [value, loadNumber]);
+    for (const load of add) {
+      const fields = Object.keys(load);
+      await client.query(`INSERT INTO ${table} (${fields.map(snakeCase).join(', ')}) VALUES (${fields.map((_, index) => `$${index + 1}`).join(', ')})`, Object.values(load));
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -47,17 +47,15 @@ describe('the NDJSON file', () => {
   it('holds one line per load after a run that updated loads it already had, the newest version of each', async () => {
     const path = join(scratch.path, 'upsert.ndjson');
     const first = await openNdjsonDestination(path, `${path}.state.json`);
-    await first.upsert([row(1, T1), row(2, T1)]);
-    await first.cursorStore.save(T1);
+    await first.write([row(1, T1), row(2, T1)], T1);
     await first.close();
 
     const second = await openNdjsonDestination(path, `${path}.state.json`);
-    await second.upsert([row(2, T2, { status: 'Delivered' }), row(3, T2)]);
-    await second.cursorStore.save(T2);
+    await second.write([row(2, T2, { status: 'Delivered' }), row(3, T2)], T2);
     await second.close();
 
     expect(await readNdjson(path)).toEqual([row(1, T1), row(2, T2, { status: 'Delivered' }), row(3, T2)]);
-    expect(await second.cursorStore.load()).toBe(T2);
+    expect(await second.loadCursor()).toBe(T2);
   });
 
   it('a run killed before it compacted leaves duplicate lines that the next run removes', async () => {
@@ -76,7 +74,7 @@ describe('the NDJSON file', () => {
     await appendFile(path, JSON.stringify(row(2, T2)).slice(0, 40));
 
     const next = await openNdjsonDestination(path, `${path}.state.json`);
-    await next.upsert([row(2, T2)]);
+    await next.write([row(2, T2)], undefined);
     await next.close();
 
     expect(await readNdjson(path)).toEqual([row(1, T1), row(2, T2)]);
@@ -93,16 +91,16 @@ describe('the NDJSON file', () => {
 });
 
 describe('the SQLite database', () => {
-  it('commits a page\'s rows and the cursor together: before the cursor is saved, another connection sees neither', async () => {
+  it("commits a page's rows and the cursor together: a page whose write fails part-way leaves neither", async () => {
     const path = join(scratch.path, 'together.db');
     const destination = await openSqliteDestination(path);
-    await destination.upsert([row(1, T1), row(2, T1)]);
-    await destination.cursorStore.save(T1);
+    await destination.write([row(1, T1), row(2, T1)], T1);
 
-    await destination.upsert([row(3, T2), row(1, T2, { status: 'Delivered' })]);
+    const broken = { ...row(4, T2), loadNumber: null } as unknown as LoadRow;
+    expect(() => destination.write([row(3, T2), row(1, T2, { status: 'Delivered' }), broken], T2)).toThrow();
     expect(readSqlite(path)).toEqual({ loads: [row(1, T1), row(2, T1)], cursor: T1 });
 
-    await destination.cursorStore.save(T2);
+    await destination.write([row(3, T2), row(1, T2, { status: 'Delivered' })], T2);
     expect(readSqlite(path)).toEqual({ loads: [row(1, T2, { status: 'Delivered' }), row(2, T1), row(3, T2)], cursor: T2 });
     await destination.close();
   });
@@ -110,12 +108,11 @@ describe('the SQLite database', () => {
   it('keeps decimal strings as written and the cursor across runs', async () => {
     const path = join(scratch.path, 'again.db');
     const first = await openSqliteDestination(path);
-    await first.upsert([row(1, T1, { miles: '0.10', totalCost: '1200.00' })]);
-    await first.cursorStore.save(T1);
+    await first.write([row(1, T1, { miles: '0.10', totalCost: '1200.00' })], T1);
     await first.close();
 
     const second = await openSqliteDestination(path);
-    expect(await second.cursorStore.load()).toBe(T1);
+    expect(await second.loadCursor()).toBe(T1);
     await second.close();
     expect(readSqlite(path).loads[0]).toMatchObject({ miles: '0.10', totalCost: '1200.00' });
   });

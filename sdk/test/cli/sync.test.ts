@@ -5,17 +5,49 @@ import type { Load } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer, type Customer } from '../integration/fixture.js';
-import { DESTINATIONS, byLoadNumber, readNdjson } from './copies.js';
+import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import { DESTINATIONS, byLoadNumber, postgresDestination, readNdjson } from './copies.js';
 import { SLOW_TEST_MS, runCli, useScratchFolder } from './run-cli.js';
 
 const kit = useTestServer();
 const scratch = useScratchFolder();
+/** The customer's own PostgreSQL, apart from the server's database. */
+const customerDatabase = useTestDatabase();
+
+const DAY_MS = 86_400_000;
+const day = (offset: number) => new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS + offset * DAY_MS + 13 * 3_600_000 + 123).toISOString();
+
+/** Every field of the contract set, every other load: each column type of a copy carries a value. */
+const everyField = (n: number) =>
+  n % 2 === 0
+    ? {}
+    : {
+        billingRefNumber: `BR-${n}`,
+        originZip: '75201',
+        originWarehouse: 'Dock 4',
+        destinationCity: 'Memphis',
+        destinationState: 'TN',
+        destinationZip: '38103',
+        destinationWarehouse: 'North Yard',
+        scheduledPickupTime: '08:30',
+        scheduledDeliveryDate: day(9),
+        scheduledDeliveryTime: '17:05',
+        tenderedDate: day(-3),
+        actualPickupDate: day(-1),
+        actualDeliveryDate: day(0),
+        requestedDeliveryDate: day(10),
+        miles: `${n}.50`,
+        totalCost: `${1200 + n}.05`,
+      };
 
 /** A customer with `count` loads written in batches, so that some rows share an updatedAt and some do not. */
 async function customerWithLoads(count: number): Promise<Customer> {
   const customer = await kit.customer();
   for (let from = 1; from <= count; from += 7) {
-    await kit.server.importLoads(customer.code, Array.from({ length: Math.min(7, count - from + 1) }, (_, index) => loadInput(from + index)));
+    await kit.server.importLoads(
+      customer.code,
+      Array.from({ length: Math.min(7, count - from + 1) }, (_, index) => loadInput(from + index, everyField(from + index))),
+    );
   }
   return customer;
 }
@@ -23,7 +55,7 @@ async function customerWithLoads(count: number): Promise<Customer> {
 const environmentOf = (customer: Customer) => ({ LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key });
 const newest = (loads: readonly Load[]) => loads.map((load) => load.updatedAt).sort().at(-1);
 
-describe.each(DESTINATIONS)('loadfeed sync into $name', (destination) => {
+describe.each([...DESTINATIONS, postgresDestination(() => customerDatabase.url)])('loadfeed sync into $name', (destination) => {
   it('a first sync holds exactly what the API serves, one row per load, and saves the newest updatedAt as the cursor', async () => {
     const customer = await customerWithLoads(30);
     const file = join(scratch.path, `first-${customer.code}`);

@@ -12,9 +12,11 @@ describe('bad command lines', () => {
     ['an unknown command', ['fetch'], /^loadfeed: unknown command "fetch" \(see `loadfeed --help`\)\n$/],
     ['an unknown flag', ['sync', '--out', 'x.ndjson', '--fast'], /^loadfeed: unknown option --fast \(see `loadfeed sync --help`\)\n$/],
     ['a flag without its value', ['list', '--page'], /^loadfeed: option --page <value> argument missing/],
-    ['no destination', ['sync'], /give exactly one destination: --out <file.ndjson> or --sqlite <file.db>/],
-    ['two destinations', ['sync', '--out', 'x.ndjson', '--sqlite', 'x.db'], /give exactly one destination/],
+    ['no destination', ['sync'], /give exactly one copy: --out <file.ndjson>, --sqlite <file.db> or --postgres <url>/],
+    ['two destinations', ['sync', '--out', 'x.ndjson', '--postgres', 'postgres://127.0.0.1:9/x'], /give exactly one copy/],
     ['--state with --sqlite', ['sync', '--sqlite', 'x.db', '--state', 's.json'], /--state is for --out/],
+    ['--table without --postgres', ['sync', '--sqlite', 'x.db', '--table', 'loads'], /--table is for --postgres/],
+    ['verify without a copy', ['verify'], /give exactly one copy/],
     ['a page size of 0', ['sync', '--out', 'x.ndjson', '--page-size', '0'], /--page-size must be a whole number of at least 1 \(got "0"\)/],
     ['a page that is not a number', ['list', '--page', 'two'], /--page must be a whole number of at least 1 \(got "two"\)/],
     ['a status outside the closed list', ['list', '--status', 'Lost'], /--status "Lost" is not a load status \(one of PrePlanning, /],
@@ -60,18 +62,21 @@ describe('bad command lines', () => {
   });
 });
 
-describe('--sqlite without better-sqlite3', () => {
+describe.each([
+  { flag: '--sqlite', value: 'x.db', packageName: 'better-sqlite3', install: 'better-sqlite3@12.11.1` (or use --out <file.ndjson>)' },
+  { flag: '--postgres', value: 'postgres://127.0.0.1:9/x', packageName: 'pg', install: 'pg@8.23.1`' },
+])('$flag without the optional package $packageName', ({ flag, value, packageName, install }) => {
   it('fails with one line that says how to install it, and exit code 1', async () => {
     // A resolve hook that makes the optional package missing, as it is for a user who skipped it.
     const hook = `export async function resolve(specifier, context, next) {
-      if (specifier === 'better-sqlite3') throw Object.assign(new Error("Cannot find package 'better-sqlite3'"), { code: 'ERR_MODULE_NOT_FOUND' });
+      if (specifier === ${JSON.stringify(packageName)}) throw Object.assign(new Error("Cannot find package"), { code: 'ERR_MODULE_NOT_FOUND' });
       return next(specifier, context);
     }`;
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
 
-    const result = await runCli(['sync', '--sqlite', 'x.db'], ENV, { cwd: scratch.path, nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] });
+    const result = await runCli(['sync', flag, value], ENV, { cwd: scratch.path, nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] });
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('loadfeed: --sqlite needs the optional package better-sqlite3: run `npm install better-sqlite3@12.11.1` (or use --out <file.ndjson>)\n');
+    expect(result.stderr).toBe(`loadfeed: ${flag} needs the optional package ${packageName}: run \`npm install ${install}\n`);
   });
 });

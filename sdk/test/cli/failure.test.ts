@@ -1,0 +1,37 @@
+// What ended a command becomes one line and an exit code: the rate limit that stopped a run is 3, every
+// real failure of the SDK's error tree is 1 (kinds added later included), and no line shows a key or a
+// database password.
+import { describe, expect, it } from 'vitest';
+import { describeFailure } from '../../src/cli/failure.js';
+import { AbortError, ConnectionError, ContractError, LoadfeedError, errorFromResponse } from '../../src/index.js';
+
+const json = new Headers({ 'content-type': 'application/json', 'retry-after': '30' });
+
+describe('describeFailure', () => {
+  it('gives exit 3 to a rate limit still in force after every retry: nothing failed, the run stops with its checkpoint', () => {
+    expect(describeFailure(errorFromResponse(429, json, { error: 'Rate limit exceeded' }, 0))).toMatchObject({ exitCode: 3 });
+  });
+
+  it.each([
+    ['a 500 after every retry', errorFromResponse(500, json, { error: 'boom' }, 0)],
+    ['a 401', errorFromResponse(401, json, { error: 'no' }, 0)],
+    ['a connection failure', new ConnectionError('the request to db:443 failed')],
+    ['a response off the contract', new ContractError([{ path: '/data/0/updatedAt', message: 'bad' }])],
+    ['an error kind the tree gains later', new (class ResponseTooLargeError extends LoadfeedError {})('the response exceeded 64 MiB')],
+  ])('gives exit 1, a real failure, to %s', (_case, error) => {
+    const failure = describeFailure(error);
+    expect(failure.exitCode).toBe(1);
+    expect(failure.message).not.toMatch(/^unexpected error/);
+  });
+
+  it('gives 130 to an abort', () => {
+    expect(describeFailure(AbortError.from(AbortSignal.abort('SIGINT'))).exitCode).toBe(130);
+  });
+
+  it('never shows a database password or a key', () => {
+    const failure = describeFailure(new Error('could not connect to postgres://sync:s3cret@db/warehouse with lf_live_abcdef123'));
+    expect(failure.message).not.toContain('s3cret');
+    expect(failure.message).not.toContain('abcdef123');
+    expect(failure.message).toContain('postgres://sync:…@db/warehouse');
+  });
+});
