@@ -42,7 +42,10 @@ async function stamp(customerCode: string, perStamp: number): Promise<void> {
         WHERE l.id = ranked.id`,
       [customerCode, perStamp],
     );
-    await client.query('ALTER TABLE loads ENABLE TRIGGER loads_keep_updated_at');
+    // The feed-version bumps are deferred to commit: fire them now, as ALTER TABLE refuses pending events,
+    // and put the trigger back in the mode the server requires (ALWAYS), not the default one.
+    await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+    await client.query('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
     await client.query('COMMIT');
   } finally {
     await client.end();

@@ -143,7 +143,10 @@ describe('the feed against an in-memory oracle', () => {
             [code, load.loadNumber, load.stamp],
           );
         }
-        await client.query('ALTER TABLE loads ENABLE TRIGGER loads_keep_updated_at');
+        // The feed-version bumps are deferred to commit: fire them now, as ALTER TABLE refuses pending events,
+        // and put the trigger back in the mode the server requires (ALWAYS), not the default one.
+        await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+        await client.query('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
