@@ -38,7 +38,7 @@ beforeAll(async () => {
   const prefixedServer = createHttpServer(deployment('/customer-data', seen));
   const tlsServer = createHttpsServer({ key: fixture('self-signed.key'), cert: fixture('self-signed.crt') }, deployment('', seen));
   servers.push(plainServer, prefixedServer, tlsServer);
-  [plain, prefixed, tls] = await Promise.all(servers.map(listen));
+  [plain = '', prefixed = '', tls = ''] = await Promise.all(servers.map(listen));
 });
 afterAll(async () => {
   for (const server of servers) {
