@@ -2,7 +2,8 @@
 // is taken in order: a `file=` block is saved under that name, a `background` block is started as its own
 // process group (as a terminal runs it) and waited for on /readyz, and every other block runs in one bash
 // session per section, stopping at the first failing command. The only change made to a command is the
-// port: `127.0.0.1:3000` becomes the free port the test chose, and PORT says the same to the server.
+// port: `127.0.0.1:3000` and `:3001` (and `PORT=3001`) become the free port the test chose, and PORT
+// says the same to the server.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,7 +39,7 @@ function scriptFor(section: string, after = ''): string {
   const lines = ['set -euo pipefail', 'stop_background() { if [ -n "${BACKGROUND:-}" ]; then kill -INT -- "-$BACKGROUND" 2>/dev/null || true; wait "$BACKGROUND" 2>/dev/null || true; fi; }', 'trap stop_background EXIT'];
   for (const block of blocksOf(section)) {
     if (block.file) continue;
-    const code = block.code.replaceAll('127.0.0.1:3000', '127.0.0.1:$PORT');
+    const code = block.code.replaceAll(/127\.0\.0\.1:300[01]\b/g, '127.0.0.1:$PORT').replaceAll(/\bPORT=300[01]\b/g, 'PORT=$PORT');
     if (block.background) {
       lines.push(
         'set -m',
