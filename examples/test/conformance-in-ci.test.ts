@@ -1,9 +1,10 @@
 // examples/conformance-in-ci, run as a CI job runs it: against a conforming deployment it exits 0 and
 // keeps the reports; against a broken one (a refused key, a contract break) it fails the job.
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, startProxy, useReferenceServer, useScratchFolder } from './support.js';
+import { blocksOf } from './readme.js';
+import { CHECKOUT, run, startProxy, useReferenceServer, useScratchFolder } from './support.js';
 
 const reference = useReferenceServer();
 const scratch = useScratchFolder();
@@ -17,6 +18,20 @@ async function deployment() {
   const revoked = await reference.server.createKey(customer.code);
   await reference.server.revokeKey(revoked.id);
   return { primary: customer.key, second: other.key, revoked: revoked.key };
+}
+
+/** The commands of a CI recipe, in order: GitHub Actions' `run:` steps, GitLab CI's `script:` items. */
+function commandsIn(recipe: string): string[] {
+  const commands: string[] = [];
+  let inScript = false;
+  for (const line of recipe.split('\n')) {
+    const run = /^\s*- run: (.+)$/.exec(line);
+    if (run) commands.push(run[1]!.replace(/\s+#.*$/, '').trim());
+    if (/^\s*script:\s*$/.test(line)) inScript = true;
+    else if (inScript && /^\s*- (.+)$/.test(line)) commands.push(/^\s*- (.+)$/.exec(line)![1]!.replace(/\s+#.*$/, '').trim());
+    else if (inScript && line.trim() !== '') inScript = false;
+  }
+  return commands;
 }
 
 const filesIn = async (folder: string) => (await readdir(folder, { recursive: true })).map(String);
@@ -74,6 +89,32 @@ describe('examples/conformance-in-ci', () => {
     expect(result.stderr).toMatch(/the API key was refused/);
     expect(result.stderr).toContain('run-conformance: the kit could not run (exit 2)');
     expect(result.stdout + result.stderr).not.toContain(revoked);
+  });
+
+  it("the README's GitHub Actions and GitLab CI recipes: each step's command runs as pasted in this checkout", async () => {
+    const keys = await deployment();
+    const recipes = blocksOf('ci-recipe');
+    expect(recipes).toHaveLength(2);
+    const reports = join(CHECKOUT, 'conformance-report');
+    for (const recipe of recipes) {
+      const steps = commandsIn(recipe.code);
+      expect(steps[0], `${recipe.readme}:${recipe.line}`).toBe('npm ci');
+      // npm ci is the step CI itself ran in this checkout before its tests (.ci/run); the rest runs here,
+      // with the recipe's variables set to a test deployment (and the burst past the key's limit left out).
+      for (const step of steps.slice(1)) {
+        const result = await run('bash', ['-c', step], {
+          cwd: CHECKOUT,
+          env: { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: keys.primary, LOADFEED_SECOND_KEY: keys.second, LOADFEED_REVOKED_KEY: keys.revoked, LOADFEED_NO_EXHAUST: '1' },
+        });
+        try {
+          expect(result.code, `${step}\n${result.stdout}${result.stderr}`).toBe(0);
+          // What the recipes keep as artifacts: the report folder, and GitLab's JUnit report in it.
+          expect(await filesIn(reports)).toEqual(expect.arrayContaining(['junit.xml', 'summary.html']));
+        } finally {
+          await rm(reports, { recursive: true, force: true });
+        }
+      }
+    }
   });
 
   it('without LOADFEED_BASE_URL: exit non-zero before anything runs, naming the variable', async () => {

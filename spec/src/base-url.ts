@@ -8,8 +8,12 @@ import { OPENAPI_PATH } from './contract.js';
 
 export type BaseUrlVerdict =
   | { ok: true }
-  /** The base URL is wrong: what was seen, and what to use instead when the probe found it. */
-  | { ok: false; problem: string; suggestion?: string };
+  /**
+   * The base URL is not the API's: what was seen, and what to use instead when the probe found it.
+   * `conclusive` when nothing there can be the API (unreachable, a web page, no JSON, or the API found
+   * elsewhere); not when some JSON API answered without the document (a deployment that lacks it).
+   */
+  | { ok: false; problem: string; suggestion?: string; conclusive: boolean };
 
 export interface ProbeOptions {
   fetch?: typeof globalThis.fetch;
@@ -28,7 +32,7 @@ const CLOSED_ON_PLAIN_REQUEST = /ECONNRESET|socket hang up|other side closed|UND
 
 type Answer =
   | { kind: 'document' }
-  | { kind: 'other'; status: number; what: string; location?: string }
+  | { kind: 'other'; status: number; what: string; json: boolean; location?: string }
   | { kind: 'unreachable'; cause: string };
 
 /** Checks `baseUrl` with a request for its OpenAPI document, and a second one where the first suggests a fix. */
@@ -47,7 +51,7 @@ export async function probeBaseUrl(baseUrl: string, options: ProbeOptions = {}):
         return mistake(`${base} speaks ${url.protocol === 'https:' ? 'plain HTTP, not HTTPS' : 'HTTPS, not plain HTTP'} (${first.cause})`, other);
       }
     }
-    return { ok: false, problem: `cannot reach ${base}: ${first.cause}` };
+    return { ok: false, problem: `cannot reach ${base}: ${first.cause}`, conclusive: true };
   }
 
   const seen = `${base}${OPENAPI_PATH} answered ${first.what}, not the API's OpenAPI document`;
@@ -66,10 +70,10 @@ export async function probeBaseUrl(baseUrl: string, options: ProbeOptions = {}):
       return mistake(`${seen}: the base URL ends in ${tail}, which the paths already carry (they start with /api/v1)`, candidate);
     }
     if (API_PATH_TAIL.test(base)) {
-      return { ok: false, problem: `${seen}; the base URL ends in ${tail}, but the paths already start with /api/v1: leave it out` };
+      return { ok: false, problem: `${seen}; the base URL ends in ${tail}, but the paths already start with /api/v1: leave it out`, conclusive: true };
     }
   }
-  return { ok: false, problem: `${seen}: is this the base URL of a Customer Data API deployment? (${OPENAPI_PATH} is added to it)` };
+  return { ok: false, problem: `${seen}: is this the base URL of a Customer Data API deployment? (${OPENAPI_PATH} is added to it)`, conclusive: !first.json };
 }
 
 /** The one line a command prints for a verdict that is not ok. */
@@ -78,7 +82,7 @@ export function describeVerdict(verdict: Exclude<BaseUrlVerdict, { ok: true }>):
 }
 
 function mistake(problem: string, suggestion: string): BaseUrlVerdict {
-  return { ok: false, problem, suggestion };
+  return { ok: false, problem, suggestion, conclusive: true };
 }
 
 async function ask(base: string, { fetch = globalThis.fetch, timeoutMs = DEFAULT_TIMEOUT_MS }: ProbeOptions): Promise<Answer> {
@@ -101,7 +105,7 @@ async function ask(base: string, { fetch = globalThis.fetch, timeoutMs = DEFAULT
   }
   const what = `${response.status}${/html/i.test(type) ? ' with an HTML page' : body === undefined ? ' with no JSON' : ''}`;
   const location = response.headers.get('location');
-  return { kind: 'other', status: response.status, what, ...(location ? { location } : {}) };
+  return { kind: 'other', status: response.status, what, json: body !== undefined && !/html/i.test(type), ...(location ? { location } : {}) };
 }
 
 /** The innermost reason a request failed: the socket's or TLS's own words, not fetch's "fetch failed". */

@@ -81,10 +81,22 @@ describe('probeBaseUrl', () => {
 
   it('a site that is no deployment: says what answered, and suggests nothing', async () => {
     const { verdict, requests } = await probe(`http://${prefixed}`);
-    expect(verdict.ok).toBe(false);
+    expect(verdict).toMatchObject({ ok: false, conclusive: true });
     expect(verdict).not.toHaveProperty('suggestion');
     expect(describeVerdict(verdict as Extract<typeof verdict, { ok: false }>)).toMatch(/\/api\/v1\/openapi\.json answered 404 with an HTML page, not the API's OpenAPI document: is this the base URL/);
     expect(requests).toHaveLength(1);
+  });
+
+  it('an API that answers JSON but serves no document is not conclusively the wrong address (a deployment lacking the document)', async () => {
+    const api = createHttpServer((_request, response) => response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}'));
+    const address = await listen(api);
+    try {
+      const verdict = await probeBaseUrl(`http://${address}`);
+      expect(verdict).toMatchObject({ ok: false, conclusive: false });
+      expect(verdict).not.toHaveProperty('suggestion');
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
+    }
   });
 
   it('http:// where the deployment speaks HTTPS: says to use https', async () => {
@@ -116,6 +128,6 @@ describe('probeBaseUrl', () => {
     const address = await listen(closed);
     await new Promise((resolve) => closed.close(resolve));
     const { verdict } = await probe(`http://${address}`);
-    expect(verdict).toEqual({ ok: false, problem: `cannot reach http://${address}: connect ECONNREFUSED ${address}` });
+    expect(verdict).toEqual({ ok: false, problem: `cannot reach http://${address}: connect ECONNREFUSED ${address}`, conclusive: true });
   });
 });
