@@ -163,6 +163,8 @@ export default class ConsoleReporter implements Reporter {
         // A run that tested nothing has no coverage to show: every rule would read "not verified".
         ...(result === 'unusable' ? [] : ['  requirement coverage (SPEC.md rules; required checks only):', ...coverageTable(rows).map((line) => `  ${line}`)]),
         `  ${requests}`,
+        // Errors outside any check (a crashed worker, a failing setup) are said even when checks ran.
+        ...(this.errors.length > 0 && this.errors[0] !== notTested ? [`  errors outside the checks: ${this.errors.join('; ')}`] : []),
         `  result: ${RESULT_LINE[result]} (exit ${EXIT_CODE[result]})`,
         ...(notTested ? [`  why: ${notTested}`] : []),
       ].join('\n'),
