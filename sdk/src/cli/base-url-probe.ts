@@ -24,7 +24,8 @@ export async function baseUrlMistake(error: unknown, args: readonly string[], en
   const baseUrl = baseUrlOf(args, env);
   if (baseUrl === undefined || !URL.canParse(baseUrl)) return undefined;
   const verdict = await probeBaseUrl(baseUrl, fetch ? { fetch } : {});
-  if (verdict.ok) return undefined;
+  // A JSON API that lacks the document may well be the deployment: its own failure says more.
+  if (verdict.ok || !verdict.conclusive) return undefined;
   // An unreachable address is said best by the failure itself, which names the host, the port and the cause.
   if (error instanceof ConnectionError && verdict.suggestion === undefined) return undefined;
   return `the base URL is wrong: ${describeVerdict(verdict)}`;
