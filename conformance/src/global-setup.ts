@@ -1,7 +1,7 @@
 // Runs once before the checks, in both ways of running the kit (the bin and plain `playwright test`):
 // starts the run's ledger, checks the base URL with one or two requests for the OpenAPI document (no key,
-// no quota: a wrong base URL stops the run before it spends a counted request), fetches the sample (the largest page) and reads X-RateLimit-Limit from it, then
-// plans the run and prints what it will cost.
+// no quota: a wrong base URL stops the run before it spends a counted request), fetches the sample (the
+// largest page) and reads X-RateLimit-Limit from it, then plans the run and prints what it will cost.
 import { DEFAULT_RATE_LIMIT } from '@loadfeed/spec';
 import { describeVerdict, probeBaseUrl } from '@loadfeed/spec/base-url';
 import { request } from '@playwright/test';
