@@ -142,7 +142,9 @@ export function planRun(input: PlanInput): Plan {
 }
 
 export function describePlan(plan: Plan): string {
-  return `~${plan.requests} requests, ~${plan.minutes} minute${plan.minutes === 1 ? '' : 's'} at ${plan.limit}/min`;
+  // No wait for the window: the run takes as long as its requests do, well under a minute.
+  const time = plan.minutes === 0 ? 'no wait for the rate limit' : `~${plan.minutes} minute${plan.minutes === 1 ? '' : 's'}`;
+  return `~${plan.requests} requests, ${time} at ${plan.limit}/min`;
 }
 
 export interface Spending {

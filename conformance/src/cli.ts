@@ -1,23 +1,29 @@
 #!/usr/bin/env node
 // loadfeed-conformance: flags and environment -> a Playwright Test run of the kit -> exit code
-// (0 every required check ran and passed, 1 a required check failed, 2 bad usage, an unreachable deployment
-// or a refused key, 3 nothing failed but required checks could not run). src/completeness.ts decides 0/1/3.
+// (EXIT_CODES_HELP below). src/completeness.ts decides, and the reporters write the same result everywhere.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { OPENAPI_PATH } from '@loadfeed/spec';
-import { DeploymentUnreachable } from './client.js';
 import { EXIT_CODE } from './completeness.js';
 import { ExchangeLog } from './evidence.js';
 import { ENV, exchangeLogPath, readOptions, UsageError, type KitOptions } from './options.js';
 
+const EXIT_CODES_HELP = `Exit codes (every report of the run says the same):
+  ${EXIT_CODE.passed}  passed: every required check ran and passed
+  ${EXIT_CODE.failed}  failed: a required check failed
+  ${EXIT_CODE.unusable}  not tested: bad usage, an unreachable deployment, a wrong base URL, a refused key,
+     or an error before any check ran
+  ${EXIT_CODE.incomplete}  incomplete: nothing failed, but required checks could not run (the summary says why)`;
+
 const USAGE = `usage: loadfeed-conformance --base-url <url> [--second-key <key>] [--revoked-key <key>]
                             [--report-dir <dir>] [--grep <pattern>] [--no-exhaust]
+  --base-url is the deployment's address without /api/v1 (the kit adds the paths), e.g. https://loads.example.com.
   The API key comes from ${ENV.apiKey} (or --api-key, which other users of the machine can see).
-  Every flag has an environment variable: ${Object.values(ENV).filter((name) => name !== ENV.cli).join(', ')}.`;
+  Every flag has an environment variable: ${Object.values(ENV).filter((name) => name !== ENV.cli).join(', ')}.
+${EXIT_CODES_HELP}`;
 
 const FLAG_TO_ENV = {
   'base-url': ENV.baseUrl,
@@ -26,8 +32,6 @@ const FLAG_TO_ENV = {
   'revoked-key': ENV.revokedKey,
   'report-dir': ENV.reportDir,
 } as const;
-
-const REACH_TIMEOUT_MS = 15_000;
 
 /** The environment the run gets: the caller's, with the flags laid over it. */
 function runEnvironment(argv: readonly string[]): { env: NodeJS.ProcessEnv; grep?: string; options: KitOptions } {
@@ -66,16 +70,6 @@ function runEnvironment(argv: readonly string[]): { env: NodeJS.ProcessEnv; grep
   return { env, options, ...(typeof values.grep === 'string' ? { grep: values.grep } : {}) };
 }
 
-/** Any HTTP answer from the deployment will do; only a failure to connect stops the run before it starts. */
-async function reach(baseUrl: string): Promise<void> {
-  try {
-    await fetch(baseUrl + OPENAPI_PATH, { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) });
-  } catch (error) {
-    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-    throw new DeploymentUnreachable(`cannot reach ${baseUrl}: ${cause}`);
-  }
-}
-
 function runPlaywright(env: NodeJS.ProcessEnv, grep: string | undefined): Promise<number> {
   // This file is dist/src/cli.js; the compiled config and checks sit beside it in dist/.
   const compiled = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -112,11 +106,10 @@ async function main(): Promise<number> {
   let run;
   try {
     run = runEnvironment(process.argv.slice(2));
-    await reach(run.options.baseUrl);
   } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof DeploymentUnreachable)) throw error;
+    if (!(error instanceof UsageError)) throw error;
     console.error(`loadfeed-conformance: ${error.message}`);
-    if (!(error instanceof DeploymentUnreachable)) console.error(USAGE);
+    console.error(USAGE);
     return EXIT_CODE.unusable;
   }
   const code = await runPlaywright(run.env, run.grep);

@@ -19,15 +19,17 @@ export const MISSING: Record<Missing, { remedy: string; leavesRunIncomplete: boo
 
 export const MISSING_ANNOTATION = 'missing';
 
-export type RunResult = 'passed' | 'failed' | 'incomplete';
+/** `unusable`: the run could not test the deployment at all (refused key, wrong base URL, an error before any check). */
+export type RunResult = 'passed' | 'failed' | 'incomplete' | 'unusable';
 
-/** The bin's exit codes; 2 (bad usage, unreachable, key refused) is decided before any check runs. */
-export const EXIT_CODE: Record<RunResult | 'unusable', number> = { passed: 0, failed: 1, unusable: 2, incomplete: 3 };
+/** The bin's exit codes, the same in every report: what --help and README.md list. */
+export const EXIT_CODE: Record<RunResult, number> = { passed: 0, failed: 1, unusable: 2, incomplete: 3 };
 
 export const RESULT_LINE: Record<RunResult, string> = {
   passed: 'every required check ran and passed',
   failed: 'a required check failed',
   incomplete: 'incomplete: no required check failed, but some could not run, so the run has not passed',
+  unusable: 'not tested: the kit could not test the deployment, so the run has not passed',
 };
 
 export interface CheckEnd {
@@ -47,7 +49,9 @@ export function unverified(checks: readonly CheckEnd[]): CheckEnd[] {
   return checks.filter((check) => check.level === 'required' && check.outcome === 'skip' && MISSING[check.missing ?? 'rows'].leavesRunIncomplete);
 }
 
-export function runResult(checks: readonly CheckEnd[]): RunResult {
+/** The run's result: `fatal` is why the run could not test (the ledger's), and a run where no check ran tested nothing. */
+export function runResult(checks: readonly CheckEnd[], fatal?: string): RunResult {
+  if (fatal !== undefined || checks.length === 0) return 'unusable';
   if (checks.some((check) => check.level === 'required' && check.outcome === 'fail')) return 'failed';
   return unverified(checks).length > 0 ? 'incomplete' : 'passed';
 }

@@ -1,7 +1,9 @@
 // Runs once before the checks, in both ways of running the kit (the bin and plain `playwright test`):
-// starts the run's ledger, fetches the sample (the largest page) and reads X-RateLimit-Limit from it, then
-// plans the run and prints what it will cost.
+// starts the run's ledger, checks the base URL with one or two requests for the OpenAPI document (no key,
+// no quota: a wrong base URL stops the run before it spends a counted request), fetches the sample (the
+// largest page) and reads X-RateLimit-Limit from it, then plans the run and prints what it will cost.
 import { DEFAULT_RATE_LIMIT } from '@loadfeed/spec';
+import { describeVerdict, probeBaseUrl } from '@loadfeed/spec/base-url';
 import { request } from '@playwright/test';
 import { describePlan, planRun, rateHeaderNonsense, saneRateHeaders } from './budget.js';
 import { createSender, DeploymentUnreachable } from './client.js';
@@ -12,6 +14,13 @@ import { exchangeLogPath, readOptions } from './options.js';
 export default async function globalSetup(): Promise<void> {
   const options = readOptions();
   const log = ExchangeLog.start(exchangeLogPath(options.reportDir));
+  const verdict = await probeBaseUrl(options.baseUrl);
+  // A JSON API without the document (a deployment that lacks it) is tested: its document check fails.
+  if (!verdict.ok && verdict.conclusive) {
+    const reason = describeVerdict(verdict);
+    log.setFatal(reason);
+    throw new Error(reason);
+  }
   const context = await request.newContext();
   try {
     const sender = createSender(context, options, log);

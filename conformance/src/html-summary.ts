@@ -35,7 +35,7 @@ function counts(checks: readonly SummaryCheck[]): string {
     .join(', ');
 }
 
-export function renderSummary(input: { result: RunResult; checks: readonly SummaryCheck[]; coverage: readonly CoverageRow[]; requests: string }): string {
+export function renderSummary(input: { result: RunResult; checks: readonly SummaryCheck[]; coverage: readonly CoverageRow[]; requests: string; why?: string }): string {
   const sections = [...new Set(input.checks.map((check) => sectionOf(check.source)))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   const body = sections.map((section) => {
     const checks = input.checks.filter((check) => sectionOf(check.source) === section);
@@ -51,7 +51,7 @@ export function renderSummary(input: { result: RunResult; checks: readonly Summa
 <style>body{font:14px system-ui,sans-serif;margin:2em}td{vertical-align:top;padding:.3em .6em;border-bottom:1px solid #ddd}
 pre{white-space:pre-wrap;margin:.4em 0}.fail td:first-child{color:#b00}.warning td:first-child{color:#a60}.skip td:first-child{color:#666}.pass td:first-child{color:#070}</style></head>
 <body><h1>loadfeed-conformance: ${escape(RESULT_LINE[input.result])}</h1>
-<p>${input.checks.length} checks: ${counts(input.checks)}. Required: ${counts(input.checks.filter((check) => check.level === 'required'))}. ${escape(input.requests)}</p>
+${input.why ? `<p class="why"><strong>Why:</strong> ${escape(input.why)}</p>\n` : ''}<p>${input.checks.length} checks: ${counts(input.checks)}. Required: ${counts(input.checks.filter((check) => check.level === 'required'))}. ${escape(input.requests)}</p>
 <h2>Requirement coverage</h2><pre>${escape(coverageTable(input.coverage).join('\n'))}</pre>
 ${body.join('\n')}
 </body></html>

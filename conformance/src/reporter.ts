@@ -1,17 +1,20 @@
 // The console a person reads at a glance: one line per check (pass, fail, skip with why, warning), then a
 // summary: the result (passed, failed, or incomplete with what each unrun check lacked), the requirement
 // coverage table and the requests the run spent. It writes the same summary into the JSON report's
-// metadata, into budget.json beside it, and into the JUnit report's suite name, so that all agree.
+// metadata, into budget.json beside it, and into the JUnit report's suite name, so that all agree. A run
+// that is not passed is "failed" to every reporter after it (JUnit, JSON, Playwright's .last-run.json), and
+// once they have written, the JUnit file gains an error that says why (./run-result-files.ts).
 import { readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { spending } from './budget.js';
-import { EXIT_CODE, isMissing, MISSING, MISSING_ANNOTATION, RESULT_LINE, runResult, unverified, type CheckEnd } from './completeness.js';
+import { EXIT_CODE, isMissing, MISSING, MISSING_ANNOTATION, RESULT_LINE, runResult, unverified, type CheckEnd, type RunResult } from './completeness.js';
 import { coverage, coverageTable } from './coverage.js';
 import { ExchangeLog } from './evidence.js';
 import { renderSummary, type SummaryCheck } from './html-summary.js';
 import { exchangeLogPath, readOptions } from './options.js';
 import { levelOf, outcomeOf, reasonOf, type Outcome } from './outcome.js';
+import { recordResultInJunit, recordResultInLastRun } from './run-result-files.js';
 
 const LABEL: Record<Outcome, string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', warning: 'WARN' };
 
@@ -52,6 +55,9 @@ export default class ConsoleReporter implements Reporter {
   private readonly ended: CheckEnd[] = [];
   private readonly summaries: SummaryCheck[] = [];
   private readonly lines: boolean;
+  /** Errors outside any check (global setup's above all), first line each. */
+  private readonly errors: string[] = [];
+  private decided: { result: RunResult; why: string } | undefined;
 
   constructor(options: ConsoleReporterOptions = {}) {
     this.lines = options.lines ?? true;
@@ -63,6 +69,11 @@ export default class ConsoleReporter implements Reporter {
 
   onBegin(config: FullConfig): void {
     this.config = config;
+  }
+
+  onError(error: TestError): void {
+    const message = (error.message ?? error.value ?? 'an error outside any check').replace(/^Error: /, '').split('\n')[0]!;
+    this.errors.push(message);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -94,10 +105,18 @@ export default class ConsoleReporter implements Reporter {
     console.log(`${LABEL[outcome]}  ${group} › ${test.title}${why ? `\n        ${why.replaceAll('\nneeds: ', '\n        needs: ')}` : ''}`);
   }
 
-  onEnd(_result: FullResult): void {
+  async onEnd(_result: FullResult): Promise<{ status: FullResult['status'] }> {
     const count = (outcome: Outcome, level?: 'required' | 'warning') =>
       this.ended.filter((ended) => ended.outcome === outcome && (level === undefined || ended.level === level)).length;
-    const result = runResult(this.ended);
+    let fatal: string | undefined;
+    try {
+      fatal = ExchangeLog.open(exchangeLogPath(readOptions().reportDir)).fatal;
+    } catch {
+      fatal = undefined;
+    }
+    // Why a run tested nothing: the ledger's reason (refused key, base URL), else the error that stopped it.
+    const notTested = fatal ?? (this.ended.length === 0 ? (this.errors[0] ?? 'no check ran') : undefined);
+    const result = runResult(this.ended, notTested);
     const rows = coverage(this.ended);
     const notRun = unverified(this.ended).map((check) => ({
       check: check.title,
@@ -116,7 +135,7 @@ export default class ConsoleReporter implements Reporter {
         coverage: rows,
         ...spent,
         plan: log.plan,
-        ...(log.fatal ? { fatal: log.fatal } : {}),
+        ...(notTested ? { fatal: notTested } : {}),
       };
       // The JSON reporter, listed after this one, serializes the same config object when the run ends.
       if (this.config) this.config.metadata = { ...this.config.metadata, loadfeed: summary };
@@ -125,7 +144,7 @@ export default class ConsoleReporter implements Reporter {
         .map(([credential, n]) => `${credential} ${n}`)
         .join(', ');
       requests = `requests: ${spent.requests} (${byCredential}); unexpected 429s: ${spent.unexpected429}`;
-      writeFileSync(join(options.reportDir, 'summary.html'), renderSummary({ result, checks: this.summaries, coverage: rows, requests }));
+      writeFileSync(join(options.reportDir, 'summary.html'), renderSummary({ result, checks: this.summaries, coverage: rows, requests, ...(notTested ? { why: notTested } : {}) }));
       if (this.config) for (const project of this.config.projects) removeEmptyFolders(project.outputDir);
     } catch (error) {
       requests = `requests: unknown (${(error as Error).message})`;
@@ -141,11 +160,28 @@ export default class ConsoleReporter implements Reporter {
         ...(notRun.length > 0
           ? [`  required checks that could not run (${notRun.length}):`, ...notRun.map((check) => `    ${check.check}\n      why: ${check.reason}\n      needs: ${check.needs}`)]
           : []),
-        '  requirement coverage (SPEC.md rules; required checks only):',
-        ...coverageTable(rows).map((line) => `  ${line}`),
+        // A run that tested nothing has no coverage to show: every rule would read "not verified".
+        ...(result === 'unusable' ? [] : ['  requirement coverage (SPEC.md rules; required checks only):', ...coverageTable(rows).map((line) => `  ${line}`)]),
         `  ${requests}`,
+        // Errors outside any check (a crashed worker, a failing setup) are said even when checks ran.
+        ...(this.errors.length > 0 && this.errors[0] !== notTested ? [`  errors outside the checks: ${this.errors.join('; ')}`] : []),
         `  result: ${RESULT_LINE[result]} (exit ${EXIT_CODE[result]})`,
+        ...(notTested ? [`  why: ${notTested}`] : []),
       ].join('\n'),
     );
+    const why = notTested ?? notRun.map((check) => `${check.check}: ${check.reason}; needs ${check.needs}`).join('\n');
+    this.decided = { result, why };
+    return { status: result === 'passed' ? 'passed' : 'failed' };
+  }
+
+  /** Every reporter has written by now: Playwright's own files learn the result (./run-result-files.ts). */
+  async onExit(): Promise<void> {
+    if (!this.decided || !this.config) return;
+    for (const [name, options] of this.config.reporter) {
+      const outputFile = (options as { outputFile?: string } | undefined)?.outputFile;
+      if (name === 'junit' && outputFile) recordResultInJunit(outputFile, this.decided.result, this.decided.why);
+    }
+    const [project] = this.config.projects;
+    if (project) recordResultInLastRun(join(project.outputDir, '.last-run.json'), this.decided.result);
   }
 }

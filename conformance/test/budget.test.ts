@@ -84,6 +84,7 @@ describe('planRun', () => {
 
   it('plans the minutes from the requests beyond what the window allows', () => {
     expect(planRun({ ...base, exhaust: false, limit: 600, remaining: 600 }).minutes).toBe(0);
+    expect(describePlan(planRun({ ...base, exhaust: false, limit: 120, remaining: 120 }))).toMatch(/^~\d+ requests, no wait for the rate limit at 120\/min$/);
     expect(planRun({ ...base, exhaust: false }).minutes).toBeGreaterThanOrEqual(3);
   });
 });

@@ -43,6 +43,12 @@ describe('exit code 2: bad usage or a deployment the kit cannot use, with a one-
     expect(oneLine(run.stderr)).toMatch(/frobnicate/);
   });
 
+  it('--help lists the exit codes', async () => {
+    const run = await runCli(['--help'], {});
+    expect(run.exitCode).toBe(0);
+    for (const code of ['0  passed', '1  failed', '2  not tested', '3  incomplete']) expect(run.stdout).toContain(code);
+  });
+
   it("when the second key is the API key itself, not another customer's", async () => {
     const run = await runCli(['--base-url', server.baseUrl], { LOADFEED_API_KEY: keys.primary, LOADFEED_SECOND_KEY: keys.primary });
     expect(run.exitCode).toBe(2);
@@ -75,6 +81,7 @@ describe('exit code 2: bad usage or a deployment the kit cannot use, with a one-
 describe('exit code 3: nothing failed, but required checks could not run', () => {
   it('names each check that could not run, why, and what would let it run; JSON and JUnit say the same', async () => {
     let junit = '';
+    let lastRun: unknown;
     let summary: { result?: string; exitCode?: number; notRun?: { check: string; needs: string }[] } = {};
     const run = await runKit({
       baseUrl: server.baseUrl,
@@ -83,9 +90,13 @@ describe('exit code 3: nothing failed, but required checks could not run', () =>
       inspectReport: async (reportDir) => {
         junit = await readFile(join(reportDir, 'junit.xml'), 'utf8');
         summary = JSON.parse(await readFile(join(reportDir, 'budget.json'), 'utf8')) as typeof summary;
+        lastRun = JSON.parse(await readFile(join(reportDir, 'test-results', '.last-run.json'), 'utf8'));
       },
     });
     expect(run.exitCode, run.stdout).toBe(3);
+    // Only skips: Playwright alone would call this run passed, and a CI reading JUnit would show a pass.
+    expect(lastRun).toMatchObject({ status: 'failed', loadfeed: { result: 'incomplete', exitCode: 3 } });
+    expect(junit).toMatch(/<testcase name="the run's result: incomplete"[^>]*>\s*<error message="incomplete: /);
     expect(run.stdout).toMatch(/result: incomplete: no required check failed, but some could not run, so the run has not passed \(exit 3\)/);
     expect(run.stdout).toMatch(/why: no second customer key given \(--second-key\)\n\s+needs: a key of another customer/);
     expect(run.stdout).not.toMatch(/every required check ran and passed/);

@@ -9,6 +9,12 @@ describe('runResult', () => {
     expect(runResult([check({}), check({ level: 'warning', outcome: 'warning' })])).toBe('passed');
   });
 
+  it('is "unusable" (exit 2), never passed, when the run could not test: a fatal reason, or no check at all', () => {
+    expect(runResult([check({})], 'the API key was refused')).toBe('unusable');
+    expect(runResult([])).toBe('unusable');
+    expect(EXIT_CODE.unusable).toBe(2);
+  });
+
   it('fails on a required failure, even when other checks could not run', () => {
     expect(runResult([check({ outcome: 'fail' }), check({ outcome: 'skip', missing: 'rows' })])).toBe('failed');
   });

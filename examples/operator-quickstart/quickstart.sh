@@ -21,21 +21,39 @@ LOADS_FILE="${LOADS_FILE:-$HERE/sample-loads.ndjson}"
 KEY_FILE="$PWD/$CUSTOMER.key"
 BASE_URL="http://127.0.0.1:$PORT"
 
-command -v loadfeed-server > /dev/null || { echo "quickstart: loadfeed-server is not on PATH (npm install @loadfeed/server, then add node_modules/.bin to PATH)" >&2; exit 2; }
+command -v loadfeed-server > /dev/null || { echo "quickstart: loadfeed-server is not on PATH (install the @loadfeed/server tarball as README.md says, then add node_modules/.bin to PATH)" >&2; exit 2; }
 step() { printf '\n== %s\n' "$*"; }
 
 step "1. Create the tables"
 loadfeed-server migrate
 
+# A second run on the same database keeps what the first one made: the customer, and the key in
+# $KEY_FILE while the database still has it unrevoked (its hint, the last characters, is how to tell).
 step "2. Add the customer '$CUSTOMER'"
-loadfeed-server customers add "$CUSTOMER" --name "Acme Freight Buyers"
+if loadfeed-server customers list --json | CODE="$CUSTOMER" node -e '
+  const customers = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+  process.exit(customers.some((customer) => customer.code === process.env.CODE) ? 0 : 1);
+'; then
+  echo "customer '$CUSTOMER' exists already: kept"
+else
+  loadfeed-server customers add "$CUSTOMER" --name "Acme Freight Buyers"
+fi
 
 step "3. Issue an API key for '$CUSTOMER' (saved to $KEY_FILE)"
-( umask 077; loadfeed-server keys create "$CUSTOMER" --json | node -e '
-  const issued = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-  process.stdout.write(issued.key);
-  process.stderr.write(`issued key ${issued.id} for ${issued.customer}\n`);
-' > "$KEY_FILE" )
+if [[ -s "$KEY_FILE" ]] && loadfeed-server keys list "$CUSTOMER" --json | KEY_FILE="$KEY_FILE" node -e '
+  const fs = require("node:fs");
+  const tail = fs.readFileSync(process.env.KEY_FILE, "utf8").trim().slice(-4);
+  const keys = JSON.parse(fs.readFileSync(0, "utf8"));
+  process.exit(keys.some((key) => key.revokedAt === null && key.hint.endsWith(tail)) ? 0 : 1);
+'; then
+  echo "the key in $KEY_FILE is issued and not revoked: kept"
+else
+  ( umask 077; loadfeed-server keys create "$CUSTOMER" --json | node -e '
+    const issued = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+    process.stdout.write(issued.key);
+    process.stderr.write(`issued key ${issued.id} for ${issued.customer}\n`);
+  ' > "$KEY_FILE" )
+fi
 
 step "4. Import loads from $LOADS_FILE"
 loadfeed-server import "$CUSTOMER" "$LOADS_FILE"

@@ -1,9 +1,10 @@
 // examples/conformance-in-ci, run as a CI job runs it: against a conforming deployment it exits 0 and
 // keeps the reports; against a broken one (a refused key, a contract break) it fails the job.
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, startProxy, useReferenceServer, useScratchFolder } from './support.js';
+import { blocksOf } from './readme.js';
+import { CHECKOUT, run, startProxy, useReferenceServer, useScratchFolder } from './support.js';
 
 const reference = useReferenceServer();
 const scratch = useScratchFolder();
@@ -19,31 +20,23 @@ async function deployment() {
   return { primary: customer.key, second: other.key, revoked: revoked.key };
 }
 
+/** The commands of a CI recipe, in order: GitHub Actions' `run:` steps, GitLab CI's `script:` items. */
+function commandsIn(recipe: string): string[] {
+  const commands: string[] = [];
+  let inScript = false;
+  for (const line of recipe.split('\n')) {
+    const run = /^\s*- run: (.+)$/.exec(line);
+    if (run) commands.push(run[1]!.replace(/\s+#.*$/, '').trim());
+    if (/^\s*script:\s*$/.test(line)) inScript = true;
+    else if (inScript && /^\s*- (.+)$/.test(line)) commands.push(/^\s*- (.+)$/.exec(line)![1]!.replace(/\s+#.*$/, '').trim());
+    else if (inScript && line.trim() !== '') inScript = false;
+  }
+  return commands;
+}
+
 const filesIn = async (folder: string) => (await readdir(folder, { recursive: true })).map(String);
 
 describe('examples/conformance-in-ci', () => {
-  it('against a conforming deployment: exit 0, and the reports are kept in LOADFEED_REPORT_DIR', async () => {
-    const keys = await deployment();
-    const reports = join(scratch.path, 'conforming');
-
-    const result = await run('bash', [SCRIPT], {
-      env: {
-        LOADFEED_BASE_URL: reference.server.baseUrl,
-        LOADFEED_API_KEY: keys.primary,
-        LOADFEED_SECOND_KEY: keys.second,
-        LOADFEED_REVOKED_KEY: keys.revoked,
-        LOADFEED_REPORT_DIR: reports,
-        // The burst that spends the key's whole limit is the kit's own business; CI time is ours.
-        LOADFEED_NO_EXHAUST: '1',
-      },
-    });
-
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('run-conformance: every required check passed');
-    expect(await filesIn(reports)).toEqual(expect.arrayContaining(['junit.xml', 'report.json', join('html', 'index.html')]));
-    for (const key of Object.values(keys)) expect(result.stdout + result.stderr).not.toContain(key);
-  });
-
   it('against a deployment that breaks the contract: exit 1, and the reports say which check failed', async () => {
     const keys = await deployment();
     const reports = join(scratch.path, 'broken');
@@ -74,6 +67,33 @@ describe('examples/conformance-in-ci', () => {
     expect(result.stderr).toMatch(/the API key was refused/);
     expect(result.stderr).toContain('run-conformance: the kit could not run (exit 2)');
     expect(result.stdout + result.stderr).not.toContain(revoked);
+  });
+
+  it("the README's GitHub Actions and GitLab CI recipes, against a conforming deployment: each step runs as pasted in this checkout, exits 0 and keeps the reports", async () => {
+    const keys = await deployment();
+    const recipes = blocksOf('ci-recipe');
+    expect(recipes).toHaveLength(2);
+    const steps = recipes.map((recipe) => commandsIn(recipe.code));
+    // npm ci is the step CI itself ran in this checkout before its tests (.ci/run).
+    for (const recipe of steps) expect(recipe[0]).toBe('npm ci');
+    // Both recipes run the same command after it; it runs once, with the recipe's variables set to a test
+    // deployment (and the burst past the key's limit left out: CI time is ours).
+    const commands = [...new Set(steps.flatMap((recipe) => recipe.slice(1)))];
+    expect(commands).toHaveLength(1);
+    const reports = join(CHECKOUT, 'conformance-report');
+    try {
+      const result = await run('bash', ['-c', commands[0]!], {
+        cwd: CHECKOUT,
+        env: { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: keys.primary, LOADFEED_SECOND_KEY: keys.second, LOADFEED_REVOKED_KEY: keys.revoked, LOADFEED_NO_EXHAUST: '1' },
+      });
+      expect(result.code, `${commands[0]}\n${result.stdout}${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain('run-conformance: every required check passed');
+      // What the recipes keep as artifacts: the report folder, and GitLab's JUnit report in it.
+      expect(await filesIn(reports)).toEqual(expect.arrayContaining(['junit.xml', 'report.json', 'summary.html', join('html', 'index.html')]));
+      for (const key of Object.values(keys)) expect(result.stdout + result.stderr).not.toContain(key);
+    } finally {
+      await rm(reports, { recursive: true, force: true });
+    }
   });
 
   it('without LOADFEED_BASE_URL: exit non-zero before anything runs, naming the variable', async () => {

@@ -1,7 +1,7 @@
 // examples/operator-quickstart, run as an operator runs it on an empty database: it ends with a customer,
 // a key saved to a private file (never printed), the sample loads imported and a first call that
 // returns them; the key then works against the server on that database.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
@@ -58,6 +58,27 @@ describe('examples/operator-quickstart', () => {
       expect(byLoadNumber(all.data.map(withoutUpdatedAt))).toEqual(byLoadNumber(expected));
     } finally {
       await server.stop();
+    }
+  });
+
+  it('runs again on the same database, from its own folder as README says, keeping the customer and the key, and leaves nothing untracked for git', async () => {
+    const folder = join(EXAMPLES, 'operator-quickstart');
+    const keyFile = join(folder, 'acme.key');
+    const untracked = async () => (await run('git', ['status', '--porcelain', '--untracked-files=all', '--', '.'], { cwd: folder })).stdout;
+    const before = await untracked();
+    try {
+      const first = await run('bash', ['./quickstart.sh'], { cwd: folder, env: { DATABASE_URL: database.url, PORT: String(await freePort()) } });
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const key = await readFile(keyFile, 'utf8');
+      const second = await run('bash', ['./quickstart.sh'], { cwd: folder, env: { DATABASE_URL: database.url, PORT: String(await freePort()) } });
+      expect(second.code, second.stdout + second.stderr).toBe(0);
+      expect(second.stdout).toContain("customer 'acme' exists already: kept");
+      expect(second.stdout).toContain('is issued and not revoked: kept');
+      expect(await readFile(keyFile, 'utf8')).toBe(key);
+      expect(second.stdout).toMatch(/^\{"data":\[/m);
+      expect(await untracked()).toBe(before);
+    } finally {
+      await rm(keyFile, { force: true });
     }
   });
 

@@ -1,10 +1,11 @@
-// The kit as someone outside this repository gets it: each package packed with `npm pack` (as the READMEs
-// say), the tarballs installed into an empty project in the system's temp folder, and README.md's
-// customer, third-party and operator quickstarts run there with only that project's commands and modules,
-// against a reference server started from this checkout.
+// The kit as someone outside this repository gets it: the packages packed and installed by README.md's own
+// blocks, as pasted (a new user's home in the system's temp folder, so ~/loadfeed-packs starts missing),
+// into an empty project there, and then every package README's pack and install blocks run into the same
+// project; README.md's customer, third-party and operator quickstarts then run there with only that
+// project's commands and modules, against a reference server started from this checkout.
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { type LoadPage } from '@loadfeed/spec';
@@ -33,6 +34,8 @@ interface Packed {
 }
 
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];
+/** The package READMEs whose pack and install blocks run after README.md's, into the same project. */
+const PACKAGE_READMES = ['conformance', 'sdk', 'server'] as const;
 
 /** An empty project (a package.json and nothing else) in a new folder outside this checkout. */
 async function emptyProject(parent: string, name: string): Promise<string> {
@@ -59,27 +62,38 @@ describe('the packed tarballs, installed in an empty project outside the reposit
   let outside: string;
   let project: string;
   let packed: Packed[];
-  const tarball = (name: string) => join(outside, 'packs', packed.find((entry) => entry.name === name)!.filename);
+  /** A new user's home: README's ~/loadfeed-packs is made by its own command; npm's cache stays the machine's. */
+  let home: Record<string, string>;
+  const tarball = (name: string) => join(outside, 'loadfeed-packs', packed.find((entry) => entry.name === name)!.filename);
 
   beforeAll(async () => {
     outside = await mkdtemp(join(tmpdir(), 'loadfeed-outside-'));
-    await mkdir(join(outside, 'packs'));
-    const pack = await run('npm', ['pack', ...PACKAGES.flatMap((name) => ['-w', name]), '--pack-destination', join(outside, 'packs'), '--json'], { cwd: CHECKOUT });
-    expect(pack.code, `npm pack failed:\n${pack.stderr}`).toBe(0);
-    packed = JSON.parse(pack.stdout) as Packed[];
+    // npm's settings, not the commands: the machine's cache, read first, and no audit or funding requests.
+    home = { HOME: outside, npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    await runSection('pack', { cwd: CHECKOUT, work: outside, env: home });
+    // What the tarballs hold, read with npm pack --json from the folder the README filled.
+    const contents = await run('npm', ['pack', ...PACKAGES.flatMap((name) => ['-w', name]), '--dry-run', '--json'], { cwd: CHECKOUT });
+    expect(contents.code, `npm pack --dry-run failed:\n${contents.stderr}`).toBe(0);
+    packed = JSON.parse(contents.stdout) as Packed[];
+    for (const entry of packed) expect(await exists(tarball(entry.name)), `README.md's pack block wrote ${entry.filename}`).toBe(true);
 
     project = await emptyProject(outside, 'customer-project');
+    await runSection('install', { cwd: project, work: outside, env: home, outsideCheckout: true });
+    for (const name of PACKAGE_READMES) {
+      await runSection(`pack-${name}`, { cwd: CHECKOUT, work: outside, env: home });
+      await runSection(`install-${name}`, { cwd: project, work: outside, env: home, outsideCheckout: true });
+    }
     // The SQLite quickstart needs better-sqlite3, which the user installs beside the SDK. Its install
     // script builds a native addon: prebuilt ones come from GitHub, out of this machine's reach, and a build
     // takes minutes. So scripts are off and the addon this checkout built for the same version is put in
     // its place; none of the kit's own packages has an install script.
     const sqlite = dirname(createRequire(join(EXAMPLES, 'package.json')).resolve('better-sqlite3/package.json'));
     const { version: sqliteVersion } = JSON.parse(await readFile(join(sqlite, 'package.json'), 'utf8')) as { version: string };
-    await npmInstall(project, [...PACKAGES.map(tarball), `better-sqlite3@${sqliteVersion}`]);
+    await npmInstall(project, [`better-sqlite3@${sqliteVersion}`]);
     const addon = join('build', 'Release', 'better_sqlite3.node');
     await mkdir(join(project, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
     await copyFile(join(sqlite, addon), join(project, 'node_modules', 'better-sqlite3', addon));
-  }, 300_000);
+  }, 480_000);
   afterAll(async () => {
     if (outside) await rm(outside, { recursive: true, force: true });
   });

@@ -7,7 +7,7 @@ import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { LOAD_FIELDS, type LoadPage } from '@loadfeed/spec';
 import { checkLoadPage } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blocksOf, runSection } from './readme.js';
+import { blocksOf, commandsOf, runSection } from './readme.js';
 import { query } from './sqlite.js';
 import { CHECKOUT, freePort, useReferenceServer } from './support.js';
 
@@ -27,21 +27,35 @@ describe('README.md quickstarts', () => {
     expect(blocksOf('operator').length).toBeGreaterThanOrEqual(3);
     expect(blocksOf('customer').length).toBeGreaterThanOrEqual(3);
     expect(blocksOf('third-party')).toHaveLength(1);
+    expect(blocksOf('server-embedded')).toHaveLength(1);
   });
 
   describe('operator', () => {
     const folder = useFolderInCheckout();
     const database = useTestDatabase();
 
-    it('npm start on a fresh embedded database prints a demo key and a curl command that works as pasted', async () => {
+    it("npm start on a fresh embedded database prints a demo key and a curl command that works as pasted; server/README's export line reaches its database", async () => {
       const port = await freePort();
-      // The printed curl is run as it stands, while the server still runs.
-      const pastePrintedCurl = 'eval "$(grep -m1 -E "^ *curl " "$WORK/background.log")" > "$WORK/first-call.json"';
-      await runSection('operator-embedded', { cwd: CHECKOUT, work: folder.path, env: { PORT: String(port), LOADFEED_DATA_DIR: join(folder.path, 'data') }, after: pastePrintedCurl });
+      // The printed curl is run as it stands, while the server still runs; then server/README's block,
+      // from the folder whose .loadfeed/ the server uses (a clone's root, for a user).
+      const whileItRuns = [
+        'eval "$(grep -m1 -E "^ *curl " "$WORK/background.log")" > "$WORK/first-call.json"',
+        'cd "$WORK"',
+        commandsOf('server-embedded'),
+        'printf %s "$DATABASE_URL" > "$WORK/made-url"',
+      ].join('\n');
+      const result = await runSection('operator-embedded', { cwd: CHECKOUT, work: folder.path, env: { PORT: String(port), LOADFEED_DATA_DIR: join(folder.path, '.loadfeed') }, after: whileItRuns });
       const page = JSON.parse(await readFile(join(folder.path, 'first-call.json'), 'utf8')) as LoadPage;
       expect(checkLoadPage(page)).toEqual([]);
       expect(page.data).toHaveLength(5);
       expect(page.totalCount).toBeGreaterThan(5);
+      // keys list on the embedded database: the demo key, by its hint.
+      expect(result.stdout).toMatch(/^ID\s+CUSTOMER\s+HINT/m);
+      expect(result.stdout).toMatch(/\sdemo\s+lf_live_…\w{4}\s/);
+      // The export line the banner printed is the one the block makes from credentials.json.
+      const printed = /export DATABASE_URL='([^']+)'/.exec(await readFile(join(folder.path, 'background.log'), 'utf8'))?.[1];
+      expect(printed).toMatch(/^postgres:\/\/postgres:.+@127\.0\.0\.1:\d+\/postgres$/);
+      expect(await readFile(join(folder.path, 'made-url'), 'utf8')).toBe(printed);
     }, 240_000);
 
     it('with DATABASE_URL: migrate, a customer, an import, a key, start, and a curl that returns the loads', async () => {

@@ -65,6 +65,14 @@ describe('npm run topology', () => {
     for (const port of portsIn(printed)) expect(await listening(port), `port ${port}`).toBe(false);
   }, 240_000);
 
+  it('with a program missing, says which and its Debian package in one line, exits 1 and starts nothing', async () => {
+    await promisify(execFile)(process.execPath, [tsc, '-p', 'topology'], { cwd: serverFolder });
+    const run = promisify(execFile)(process.execPath, ['topology/dist/main.js'], { cwd: serverFolder, env: { ...process.env, LOADFEED_POSTGRES_BIN: '/nonexistent/postgresql/bin' } });
+    const failed = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stdout: string; stderr: string };
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe("topology: /nonexistent/postgresql/bin/initdb is not installed: the topology needs Debian's postgresql package (scripts/provision.sh installs it)\n");
+  }, 60_000);
+
   it('stops every part it started when Ctrl-C comes while it is still starting', async () => {
     const { code, printed } = await runUntil((printed) => printed.includes('topology: starting'));
     expect(code).toBe(0);

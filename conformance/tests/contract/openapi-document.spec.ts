@@ -1,5 +1,5 @@
 import { LIST_LOADS_PARAMETERS, LIST_LOADS_PATH, LOAD_FIELDS, OPENAPI_PATH } from '@loadfeed/spec';
-import { listLoadsOperation, loadSchema, parameterNames } from '../../src/deployed-document.js';
+import { loadSchema, operationAt, parameterNames } from '../../src/deployed-document.js';
 import { required, verify, type Kit } from '../../src/kit.js';
 
 async function servedDocument(kit: Kit) {
@@ -9,7 +9,7 @@ async function servedDocument(kit: Kit) {
     actual: `${exchange.status}${exchange.body === null ? ', not JSON' : ''}`,
     exchanges: [exchange],
   });
-  return { exchange, document: exchange.body as Record<string, unknown> };
+  return { exchange, document: exchange.body as Record<string, unknown>, documentUrl: `${kit.options.baseUrl}${OPENAPI_PATH}` };
 }
 
 required('the OpenAPI document is served at /api/v1/openapi.json without a key and is OpenAPI 3.1', '§1, §9', async ({ kit }) => {
@@ -22,14 +22,14 @@ required('the OpenAPI document is served at /api/v1/openapi.json without a key a
 });
 
 required("the document has listLoads at GET /api/v1/loads with SPEC's query parameters", '§4', async ({ kit }) => {
-  const { exchange, document } = await servedDocument(kit);
-  const operation = listLoadsOperation(document, LIST_LOADS_PATH);
-  verify(operation?.operationId === 'listLoads', 'GET /api/v1/loads is the operation listLoads', {
-    expected: 'operationId listLoads',
-    actual: operation ? `operationId ${JSON.stringify(operation.operationId)}` : 'no GET operation at /api/v1/loads',
+  const { exchange, document, documentUrl } = await servedDocument(kit);
+  const found = operationAt(document, documentUrl, LIST_LOADS_PATH);
+  verify(found?.operation.operationId === 'listLoads', 'GET /api/v1/loads is the operation listLoads', {
+    expected: 'operationId listLoads (a path relative to one of the servers the document names)',
+    actual: found ? `operationId ${JSON.stringify(found.operation.operationId)}` : `no GET operation at /api/v1/loads under the servers ${JSON.stringify(document.servers ?? '/')}`,
     exchanges: [exchange],
   });
-  const names = parameterNames(document, operation);
+  const names = parameterNames(document, found);
   const missing = LIST_LOADS_PARAMETERS.filter((name) => !names.includes(name));
   verify(missing.length === 0, "listLoads declares every query parameter SPEC §4 lists", {
     expected: LIST_LOADS_PARAMETERS.join(', '),
@@ -39,9 +39,9 @@ required("the document has listLoads at GET /api/v1/loads with SPEC's query para
 });
 
 required("the document's Load schema has SPEC's 23 fields, all required", '§2', async ({ kit }) => {
-  const { exchange, document } = await servedDocument(kit);
-  const operation = listLoadsOperation(document, LIST_LOADS_PATH);
-  const schema = operation === undefined ? undefined : loadSchema(document, operation);
+  const { exchange, document, documentUrl } = await servedDocument(kit);
+  const found = operationAt(document, documentUrl, LIST_LOADS_PATH);
+  const schema = found === undefined ? undefined : loadSchema(document, found.operation);
   verify(schema !== undefined, 'the 200 response of listLoads describes its rows', {
     expected: 'responses.200 application/json schema with data.items',
     actual: 'no row schema found',

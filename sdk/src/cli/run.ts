@@ -1,5 +1,6 @@
 // The command table of `loadfeed` and the one place where a failure becomes a line and an exit code.
-import { writeLine } from '@loadfeed/spec/cli';
+import { CliError, writeLine } from '@loadfeed/spec/cli';
+import { baseUrlMistake } from './base-url-probe.js';
 import { EXIT_CODE_HELP, EXIT_CODES, UsageError, type CliContext, type Command } from './command.js';
 import { describeFailure } from './failure.js';
 import { listCommand } from './list.js';
@@ -33,7 +34,8 @@ export async function runCli(args: string[], context: CliContext): Promise<numbe
     await command.run(rest, context);
     return EXIT_CODES.ok;
   } catch (error) {
-    const failure = describeFailure(error);
+    const mistake = await baseUrlMistake(error, rest, context.env);
+    const failure = mistake === undefined ? describeFailure(error) : describeFailure(new CliError(mistake));
     writeLine(context.stderr, `loadfeed: ${failure.message}`);
     return failure.exitCode;
   }

@@ -92,12 +92,20 @@ ${COMMON_HELP}`,
           key.hint,
           key.rateLimit === null ? 'default' : String(key.rateLimit),
           key.createdAt.toISOString(),
-          key.lastUsedAt?.toISOString() ?? null,
+          key.lastUsedAt === null ? null : toTheMinute(key.lastUsedAt),
           key.revokedAt?.toISOString() ?? null,
         ]),
       ),
     );
   },
 };
+
+/**
+ * A key's last use is recorded at most once a minute (LAST_USED_RESOLUTION_MS), so the table shows it to
+ * the minute, as the help says: "2026-11-22T04:15Z". The JSON keeps the stored instant.
+ */
+function toTheMinute(instant: Date): string {
+  return `${instant.toISOString().slice(0, 16)}Z`;
+}
 
 export const keysCommand = commandGroup('keys', 'API keys are per customer; a key is shown once, at creation, and only its hash is stored.', [create, revoke, list]);

@@ -97,7 +97,10 @@ ${COMMON_HELP}`,
                 (fresh
                   ? ` (new: migrated, with demo customer "${DEMO_CUSTOMER.code}" and ${DEMO_LOADS} loads, ${inWindow} of them picking up inside the feed's 12-month window)`
                   : ' (reused)'),
-              '  for the operator commands (npx loadfeed-server --help) in another terminal, while this runs:',
+              ...(postgres.movedFrom !== undefined
+                ? [`  (its port of the last start, ${postgres.movedFrom}, is taken by another program now: a DATABASE_URL exported then no longer reaches it)`]
+                : []),
+              '  for the operator commands (npx loadfeed-server --help) in another terminal, while this runs (the next start keeps the port):',
               `    export DATABASE_URL='${databaseUrl}'`,
             ]
           : ['  database: DATABASE_URL']),

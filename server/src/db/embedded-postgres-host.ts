@@ -4,7 +4,7 @@
 // caller says so.
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 
-export type HostMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
+export type HostMessage = { type: 'ready'; url: string; movedFrom?: number } | { type: 'failed'; message: string };
 export type HostCommand = { type: 'stop' };
 
 const dataDir = process.argv[2];
@@ -35,7 +35,7 @@ try {
   });
   // The caller died without asking (killed, crashed): stop PostgreSQL cleanly rather than orphan it.
   process.on('disconnect', () => void stop());
-  send({ type: 'ready', url: postgres.url });
+  send({ type: 'ready', url: postgres.url, ...(postgres.movedFrom !== undefined ? { movedFrom: postgres.movedFrom } : {}) });
 } catch (error) {
   const message = error instanceof Error && error.message ? error.message : lastLogLine || 'no reason given';
   send({ type: 'failed', message });

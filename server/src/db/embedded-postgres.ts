@@ -13,6 +13,8 @@ export interface RunningPostgres {
   url: string;
   /** Stops the server with a fast shutdown (open sessions end, the data folder stays consistent). */
   stop(): Promise<void>;
+  /** The port of the previous start when it was taken by something else, so that this start had to move. */
+  movedFrom?: number;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -24,6 +26,8 @@ export interface EmbeddedPostgresOptions {
 
 interface Credentials {
   password: string;
+  /** The port of the last start: reused while it is free, so that a printed DATABASE_URL stays true across restarts. */
+  port?: number;
 }
 
 /** Starts a cluster in `dataDir`, creating it first when the folder holds none. */
@@ -38,7 +42,9 @@ export async function startEmbeddedPostgres({ dataDir, onLog = () => {} }: Embed
   const credentials: Credentials = initialised
     ? (JSON.parse(await readFile(credentialsFile, 'utf8')) as Credentials)
     : { password: randomBytes(18).toString('base64url') };
-  const port = await freePort();
+  // The same port as last time while nothing else holds it: the DATABASE_URL printed then still works.
+  const kept = credentials.port !== undefined && (await isFree(credentials.port)) ? credentials.port : undefined;
+  const port = kept ?? (await freePort());
   const postgres = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -53,13 +59,12 @@ export async function startEmbeddedPostgres({ dataDir, onLog = () => {} }: Embed
     onLog,
     onError: (error) => onLog(String(error)),
   });
-  if (!initialised) {
-    await postgres.initialise();
-    await writeFile(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
-  }
+  if (!initialised) await postgres.initialise();
+  if (credentials.port !== port) await writeFile(credentialsFile, JSON.stringify({ ...credentials, port }), { mode: 0o600 });
   await postgres.start();
   const url = `postgres://postgres:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/postgres`;
-  return { url, stop: () => postgres.stop() };
+  const movedFrom = credentials.port !== undefined && credentials.port !== port ? credentials.port : undefined;
+  return { url, stop: () => postgres.stop(), ...(movedFrom !== undefined ? { movedFrom } : {}) };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -77,5 +82,14 @@ function freePort(): Promise<number> {
       const { port } = probe.address() as { port: number };
       probe.close(() => resolve(port));
     });
+  });
+}
+
+/** Whether nothing listens on 127.0.0.1:`port` now. */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
 }

@@ -14,6 +14,8 @@ export interface HostedPostgres {
   url: string;
   /** Stops PostgreSQL with a fast shutdown and waits for its process to end. */
   stop(): Promise<void>;
+  /** The port of the previous start, when something else held it and this start had to take another. */
+  movedFrom?: number;
 }
 
 export class EmbeddedPostgresError extends Error {}
@@ -38,6 +40,7 @@ export async function startHostedPostgres(dataDir: string): Promise<HostedPostgr
   let stopping: Promise<void> | undefined;
   return {
     url: first.url,
+    ...(first.movedFrom !== undefined ? { movedFrom: first.movedFrom } : {}),
     stop: () =>
       (stopping ??= (async () => {
         if (host.exitCode === null && host.signalCode === null) {

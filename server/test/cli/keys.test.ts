@@ -62,6 +62,9 @@ describe('loadfeed-server keys', () => {
     expect(table).toContain(created.id);
     expect(table).toContain(`lf_live_…${created.key.slice(-4)}`);
     expect(table.match(KEY)).toBeNull();
+    // Recorded at most once a minute, so shown to the minute, as the help and server/README say.
+    const row = table.split('\n').find((line) => line.includes(created.id))!;
+    expect(row).toMatch(/ \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z +\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z +-?$/);
 
     const listed = JSON.parse(await cliOk(['keys', 'list', 'acme', '--json'], { env: env() })) as Record<string, unknown>[];
     const mine = listed.find((key) => key.id === created.id);

@@ -3,11 +3,20 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { CLI, cliEnv, cliOk, exited } from './run-cli.js';
 
 const READY = /listening on (http:\/\/\S+)/;
+const EXPORTED = /^ {4}export DATABASE_URL='(postgres:\/\/[^']+)'$/m;
+
+/** The DATABASE_URL a start's banner tells the operator to export. */
+function exportedBy(output: string): string {
+  const exported = EXPORTED.exec(output);
+  if (!exported) throw new Error(`no export line in the banner:\n${output}`);
+  return exported[1]!;
+}
 const KEY = /lf_live_[0-9A-Za-z]{38}/;
 
 interface Started {
@@ -56,6 +65,7 @@ afterAll(() => {
 describe('loadfeed-server start on an embedded PostgreSQL', () => {
   let dataDir: string;
   let key: string;
+  let firstExport: string;
   let served: Awaited<ReturnType<typeof firstPage>>['body'];
 
   beforeAll(async () => {
@@ -72,6 +82,7 @@ describe('loadfeed-server start on an embedded PostgreSQL', () => {
     const curl = /curl -H "Authorization: Bearer (lf_live_\w+)" "(http:\/\/[^"]+)"/.exec(server.output());
     expect(curl, server.output()).not.toBeNull();
     key = curl![1]!;
+    firstExport = exportedBy(server.output());
     expect(curl![2]).toBe(`${server.baseUrl}/api/v1/loads?pageSize=5`);
     const response = await fetch(curl![2]!, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
@@ -111,15 +122,14 @@ describe('loadfeed-server start on an embedded PostgreSQL', () => {
           `stop it first (Ctrl-C in its terminal, or kill ${server.child.pid}), or give this one another LOADFEED_DATA_DIR or a DATABASE_URL\n`,
       );
 
-      const exported = /^ {4}export DATABASE_URL='(postgres:\/\/[^']+)'$/m.exec(server.output());
-      expect(exported, server.output()).not.toBeNull();
-      const customers = JSON.parse(await cliOk(['customers', 'list', '--json'], { env: { DATABASE_URL: exported![1]! } })) as { code: string }[];
+      const exported = exportedBy(server.output());
+      const customers = JSON.parse(await cliOk(['customers', 'list', '--json'], { env: { DATABASE_URL: exported } })) as { code: string }[];
       expect(customers.map((customer) => customer.code)).toEqual(['demo']);
       const withoutDatabase = spawn(process.execPath, [CLI, 'customers', 'list'], { env: cliEnv({ LOADFEED_DATA_DIR: dataDir }), stdio: ['ignore', 'ignore', 'pipe'] });
       let hint = '';
       withoutDatabase.stderr!.setEncoding('utf8').on('data', (chunk: string) => (hint += chunk));
       expect(await exited(withoutDatabase)).toBe(1);
-      expect(hint).toContain(`the loadfeed-server running here, pid ${server.child.pid}: export DATABASE_URL='${exported![1]!}'`);
+      expect(hint).toContain(`the loadfeed-server running here, pid ${server.child.pid}: export DATABASE_URL='${exported}'`);
     } finally {
       server.child.kill('SIGTERM');
       expect(await server.exit).toBe(0);
@@ -158,6 +168,38 @@ describe('loadfeed-server start on an embedded PostgreSQL', () => {
     restarted.child.kill('SIGTERM');
     expect(await restarted.exit).toBe(0);
   }, 60_000);
+
+  it('keeps its port across restarts, so the DATABASE_URL printed at the first start still works; a port taken meanwhile is said, and the new one kept', async () => {
+    const restarted = await start({ LOADFEED_DATA_DIR: dataDir });
+    try {
+      expect(exportedBy(restarted.output())).toBe(firstExport);
+      expect(JSON.parse(await cliOk(['customers', 'list', '--json'], { env: { DATABASE_URL: firstExport } }))).toEqual([expect.objectContaining({ code: 'demo' })]);
+    } finally {
+      restarted.child.kill('SIGTERM');
+      expect(await restarted.exit).toBe(0);
+    }
+
+    const port = Number(new URL(firstExport).port);
+    const squatter = createTcpServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    let moved: string;
+    try {
+      const server = await start({ LOADFEED_DATA_DIR: dataDir });
+      moved = exportedBy(server.output());
+      expect(server.output()).toContain(`its port of the last start, ${port}, is taken by another program now`);
+      expect(new URL(moved).port).not.toBe(String(port));
+      expect(JSON.parse(await cliOk(['customers', 'list', '--json'], { env: { DATABASE_URL: moved } }))).toHaveLength(1);
+      server.child.kill('SIGTERM');
+      expect(await server.exit).toBe(0);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+    const next = await start({ LOADFEED_DATA_DIR: dataDir });
+    expect(exportedBy(next.output())).toBe(moved);
+    expect(next.output()).not.toContain('is taken by another program');
+    next.child.kill('SIGTERM');
+    expect(await next.exit).toBe(0);
+  }, 90_000);
 });
 
 describe('loadfeed-server start with DATABASE_URL', () => {

@@ -1,5 +1,6 @@
 // `npm run topology -w @loadfeed/server`: brings the topology of topology.ts up on this machine, prints
 // the URL and a key, and on Ctrl-C (or SIGTERM) stops it all cleanly.
+import { MissingProgram } from './processes.js';
 import { startTopology } from './topology.js';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -16,7 +17,14 @@ for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-const topology = await startTopology({ loads: Number(process.env.TOPOLOGY_LOADS ?? 300), progress: (step) => say(`topology: starting ${step}`) });
+let topology;
+try {
+  topology = await startTopology({ loads: Number(process.env.TOPOLOGY_LOADS ?? 300), progress: (step) => say(`topology: starting ${step}`) });
+} catch (error) {
+  if (!(error instanceof MissingProgram)) throw error;
+  say(`topology: ${error.message}`);
+  process.exit(1);
+}
 say(
   [
     '',

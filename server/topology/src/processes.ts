@@ -46,10 +46,22 @@ export function spawnUnprivileged(program: string, args: string[]): ChildProcess
   return spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/** A program the topology runs is not installed: the one line `npm run topology` prints, without a stack. */
+export class MissingProgram extends Error {
+  override name = 'MissingProgram';
+}
+
 /** Throws a message naming the Debian package when `program` is not installed. */
 export function requireProgram(program: string, debianPackage: string): void {
   const found = program.includes('/') ? existsSync(program) : spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-  if (!found) throw new Error(`${program} is not installed: the topology needs Debian's ${debianPackage} package (scripts/provision.sh installs it)`);
+  if (!found) throw new MissingProgram(`${program} is not installed: the topology needs Debian's ${debianPackage} package (scripts/provision.sh installs it)`);
+}
+
+/** Every program of the topology, checked before any part of it starts. */
+export function requireTopologyPrograms(): void {
+  requireProgram(join(POSTGRES_BIN, 'initdb'), 'postgresql');
+  requireProgram('pgbouncer', 'pgbouncer');
+  requireProgram('haproxy', 'haproxy');
 }
 
 function runAsIds(): [number, number] {

@@ -17,6 +17,7 @@ import { startHaProxy, type HaProxy } from './haproxy.js';
 import { startInstance, type Instance } from './instance.js';
 import { startPgBouncer, type PgBouncer } from './pgbouncer.js';
 import { startPrimary, type Primary, type Standby } from './postgres.js';
+import { requireTopologyPrograms } from './processes.js';
 
 export const DATABASE = 'loadfeed';
 const STANDBY_ENTRY = 'loadfeed_standby';
@@ -54,6 +55,7 @@ export async function startTopology({ instances: count = 2, loads = 300, rateLim
     for (const each of stops.reverse()) await each().catch(() => {});
     stops.length = 0;
   };
+  requireTopologyPrograms();
   try {
     progress('primary (initdb)');
     const primary = await startPrimary();
