@@ -15,7 +15,7 @@ const counts = new CountCache();
 async function handle(url: URL, authorization: string | undefined, response: ServerResponse): Promise<void> {
   if (url.pathname !== LIST_LOADS_PATH) return send(response, 404, '{"error":"Not found"}');
   const key = bearerKey(authorization);
-  const admission = key ? await admitRequest(pool, key, DEFAULT_RATE_LIMIT, new Date()) : null;
+  const admission = key ? await admitRequest(pool, key, DEFAULT_RATE_LIMIT) : null;
   if (!admission) return send(response, 401, '{"error":"Unauthorized"}');
   if (!admission.decision.admitted) return send(response, 429, '{"error":"Rate limit exceeded"}');
   const { page, pageSize } = pageParameters(url, 100);
