@@ -34,5 +34,17 @@ export class ReferenceWindow {
 
 /** How many of `admitted` (ascending) were made in (from, to]. */
 export function countIn(admitted: readonly number[], from: number, to: number): number {
-  return admitted.filter((at) => at > from && at <= to).length;
+  return countUpTo(admitted, to) - countUpTo(admitted, from);
+}
+
+/** How many of `admitted` (ascending) were made at or before `at`. */
+export function countUpTo(admitted: readonly number[], at: number): number {
+  let low = 0;
+  let high = admitted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (admitted[middle]! <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -32,16 +32,29 @@ export async function admitManyAt(pool: pg.Pool, keyId: string, limit: number, a
 DO $$
 DECLARE
   request record;
+  decided record;
+  every_admitted boolean[] := '{}';
+  every_counted integer[] := '{}';
+  every_oldest timestamptz[] := '{}';
+  every_admits_at timestamptz[] := '{}';
+  every_counted_at timestamptz[] := '{}';
 BEGIN
   FOR request IN SELECT n, at FROM simulated_requests ORDER BY n LOOP
-    UPDATE simulated_requests AS s SET admitted = r.admitted, counted = r.counted, oldest = r.oldest, admits_at = r.admits_at, counted_at = r.counted_at
+    SELECT * INTO decided
       FROM rate_window_admit(current_setting('simulated.key_id')::uuid, current_setting('simulated.limit')::integer,
-                             current_setting('simulated.window_ms')::integer * interval '1 millisecond', request.at) AS r
-     WHERE s.n = request.n;
-    IF request.n % 20 = 0 THEN
+                             current_setting('simulated.window_ms')::integer * interval '1 millisecond', request.at);
+    every_admitted := array_append(every_admitted, decided.admitted);
+    every_counted := array_append(every_counted, decided.counted);
+    every_oldest := array_append(every_oldest, decided.oldest);
+    every_admits_at := array_append(every_admits_at, decided.admits_at);
+    every_counted_at := array_append(every_counted_at, decided.counted_at);
+    IF request.n % 100 = 0 THEN
       COMMIT;
     END IF;
   END LOOP;
+  UPDATE simulated_requests AS s SET admitted = d.admitted, counted = d.counted, oldest = d.oldest, admits_at = d.admits_at, counted_at = d.counted_at
+    FROM unnest(every_admitted, every_counted, every_oldest, every_admits_at, every_counted_at) WITH ORDINALITY AS d(admitted, counted, oldest, admits_at, counted_at, n)
+   WHERE s.n = d.n;
 END
 $$`);
     const { rows } = await client.query<WindowRow & { counted_at: Date }>('SELECT admitted, counted, oldest, admits_at, counted_at FROM simulated_requests ORDER BY n');
