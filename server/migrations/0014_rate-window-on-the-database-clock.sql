@@ -194,17 +194,19 @@ LANGUAGE sql AS $$
   SELECT r.admitted, r.counted, r.oldest, r.admits_at FROM rate_window_admit(p_key_id, p_limit, p_window) AS r
 $$;
 
-DROP TABLE rate_limit_hits;
-ALTER TABLE rate_limit_windows DROP COLUMN counted;
+-- The old window's table and counter stay, unused and empty, until the next release drops them: a call of
+-- the previous release's count_rate_limited_request that began before this commits runs its old body to
+-- the end, against them (test/db/upgrade.test.ts). Their rows are the old window's, no longer counted.
+TRUNCATE rate_limit_hits;
+UPDATE rate_limit_windows SET counted = 0 WHERE counted <> 0;
+COMMENT ON TABLE rate_limit_hits IS 'Unused since migration 0014 (the previous release''s window); dropped by the next release';
+COMMENT ON COLUMN rate_limit_windows.counted IS 'Unused since migration 0014 (the previous release''s window); dropped by the next release';
 
 -- Down Migration
 
-ALTER TABLE rate_limit_windows ADD COLUMN counted integer NOT NULL DEFAULT 0 CHECK (counted >= 0);
-CREATE TABLE rate_limit_hits (
-  key_id uuid NOT NULL REFERENCES rate_limit_windows (key_id) ON DELETE CASCADE,
-  at timestamptz NOT NULL
-);
-CREATE INDEX rate_limit_hits_key_at ON rate_limit_hits (key_id, at);
+COMMENT ON TABLE rate_limit_hits IS NULL;
+COMMENT ON COLUMN rate_limit_windows.counted IS NULL;
+TRUNCATE rate_limit_hits;
 -- Each request of a bucket as made at its start: the old window counts them no longer than they were.
 INSERT INTO rate_limit_hits (key_id, at)
 SELECT w.key_id, e.stamp
