@@ -18,7 +18,7 @@ export interface RateDecision {
   countedAt: Date;
 }
 
-/** What count_rate_limited_request reports of the key's window. */
+/** What rate_window_admit reports of the key's window: `oldest` and `admits_at` leave the window RATE_WINDOW_MS after them. */
 export interface WindowRow {
   admitted: boolean;
   counted: number;
