@@ -187,7 +187,7 @@ try {
   log(`  ${ROWS} loads of one customer; median of ${ROUNDS} rounds alternating between the databases and, within each, between the tables`);
   log(`  before: migrated to 0014 (page JSON stored with each load, 0010); after: 0015 (page JSON made per page)`);
   log();
-  const widths = [34, 12, 12, 10];
+  const widths = [44, 12, 12, 10];
   log(row(['rows/s (table MB)', 'bare table', 'loads', 'ratio'], widths));
   const targets = [];
   for (const side of sides) {
