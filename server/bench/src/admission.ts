@@ -9,10 +9,7 @@
 // dropped after), BENCH_ADMISSIONS (3000 a round), BENCH_ROUNDS (4), BENCH_RATE_LIMIT (2000000000, as the
 // page benchmark's key; 1000 measures a full exact window).
 import { readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
 import { admitRequest } from '../../dist/auth/admission.js';
@@ -22,11 +19,11 @@ import { addCustomer } from '../../dist/customers/customers.js';
 import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/keys/keys.js';
 import { row, targetLines } from './report.js';
+import { dropScratchDatabases, scratchDatabase } from './scratch-database.js';
 
 const PER_ROUND = Number(process.env.BENCH_ADMISSIONS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 2_000_000_000);
-const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 /** The previous release's admission statement (its src/auth/admission.ts), its instance's clock as $3. */
@@ -55,28 +52,7 @@ function cpuMsOf(pid: number): number {
 }
 
 async function prepareSide(serverUrl: string, name: string, lastMigration: string, previous: boolean): Promise<Side> {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    // Names of the benchmark's own, never input.
-    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const count = (await readdir(MIGRATIONS)).filter((file) => file.endsWith('.sql') && file.slice(0, 4) <= lastMigration).length;
-  await runner({
-    databaseUrl: url.toString(),
-    dir: MIGRATIONS,
-    direction: 'up',
-    count,
-    migrationsTable: 'pgmigrations',
-    checkOrder: true,
-    singleTransaction: true,
-    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-  });
+  const url = new URL(await scratchDatabase(serverUrl, name, lastMigration));
   // One connection, so that one backend serves every admission and its CPU is theirs.
   const pool = createPool(url.toString(), { max: 1 });
   await addCustomer(pool, 'admitted');
@@ -142,11 +118,5 @@ try {
   }
 } finally {
   await Promise.all(sides.map((side) => side.pool.end()));
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    for (const side of sides) await admin.query(`DROP DATABASE IF EXISTS "${side.name}"`);
-  } finally {
-    await admin.end();
-  }
+  await dropScratchDatabases(serverUrl, sides.map((side) => side.name));
 }

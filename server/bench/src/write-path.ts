@@ -9,20 +9,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { createPool } from '../../dist/db/pool.js';
 import { addCustomer } from '../../dist/customers/customers.js';
 import { row, targetLines } from './report.js';
+import { dropScratchDatabases, scratchDatabase } from './scratch-database.js';
 
 const ROWS = Number(process.env.BENCH_WRITE_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 /** The columns a writer sets, in the table's order. */
@@ -86,28 +85,7 @@ interface Timings {
 }
 
 async function prepareSide(serverUrl: string, name: string, lastMigration: string): Promise<Side> {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    // Names of the benchmark's own, never input.
-    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const count = (await readdir(MIGRATIONS)).filter((file) => file.endsWith('.sql') && file.slice(0, 4) <= lastMigration).length;
-  await runner({
-    databaseUrl: url.toString(),
-    dir: MIGRATIONS,
-    direction: 'up',
-    count,
-    migrationsTable: 'pgmigrations',
-    checkOrder: true,
-    singleTransaction: true,
-    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-  });
+  const url = new URL(await scratchDatabase(serverUrl, name, lastMigration));
   const pool = createPool(url.toString(), { max: 1 });
   await addCustomer(pool, 'writes');
   const customerId = (await pool.query<{ id: string }>("SELECT id::text AS id FROM customers WHERE code = 'writes'")).rows[0]!.id;
@@ -211,12 +189,6 @@ try {
   for (const line of targetLines(targets)) log(line);
 } finally {
   await Promise.all(sides.map((side) => side.pool.end()));
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    for (const side of sides) await admin.query(`DROP DATABASE IF EXISTS "${side.name}"`);
-  } finally {
-    await admin.end();
-  }
+  await dropScratchDatabases(serverUrl, sides.map((side) => side.name));
   await rm(folder, { recursive: true, force: true });
 }
