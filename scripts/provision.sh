@@ -8,6 +8,7 @@
 #   initdb, pg_basebackup (server)   postgresql   tests that run PostgreSQL clusters of their own
 #   pgbouncer                        pgbouncer    tests of the server behind a connection pooler
 #   haproxy                          haproxy      tests of several instances behind a load balancer
+#   libfaketime.so.1                 libfaketime  the rate-limit test of two instances whose clocks disagree
 set -eu
 
 missing=''
@@ -26,6 +27,12 @@ done
 [ -n "$found_server_tools" ] || need postgresql
 command -v pgbouncer > /dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || need pgbouncer
 command -v haproxy > /dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need haproxy
+# Debian puts the preload library under the architecture's multiarch folder.
+found_faketime=''
+for library in /usr/lib/*/faketime/libfaketime.so.1; do
+  if [ -f "$library" ]; then found_faketime=yes; fi
+done
+[ -n "$found_faketime" ] || need libfaketime
 
 [ -n "$missing" ] || exit 0
 

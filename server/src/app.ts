@@ -75,7 +75,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     server.events.on('response', (request) => metrics.recordResponse(request));
   }
   answerMalformedRequests(server, logger);
-  registerAuthScheme(server, { pool, clock, defaultRateLimit: config.rateLimitPerMinute });
+  registerAuthScheme(server, { pool, defaultRateLimit: config.rateLimitPerMinute });
   server.ext('onCredentials', (request, h) => {
     const credentials = request.auth.credentials?.app;
     if (credentials) bindCustomer(request, credentials.customerCode);

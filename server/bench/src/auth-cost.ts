@@ -16,7 +16,7 @@ export async function authAndRateLimitCost(pool: pg.Pool, key: string, iteration
   for (let round = 0; round < iterations; round++) {
     const started = performance.now();
     if (!isWellFormedKey(key)) throw new Error('the benchmark key is malformed');
-    const admission = await admitRequest(pool, key, DEFAULT_RATE_LIMIT, new Date());
+    const admission = await admitRequest(pool, key, DEFAULT_RATE_LIMIT);
     if (!admission) throw new Error('the benchmark key is unknown');
     if (!admission.decision.admitted) throw new Error('the benchmark key was rate limited; its limit should be huge');
     timings.push(performance.now() - started);

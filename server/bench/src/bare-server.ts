@@ -22,6 +22,9 @@ export function bearerKey(authorization: string | undefined): string | undefined
   return /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
 }
 
+/** The largest page the bare servers serve: the contract's 1000, as ours with MAX_PAGE_SIZE=1000. */
+export const MAX_PAGE_SIZE = 1000;
+
 /** `page` and `pageSize` as the contract reads them, without the messages: the benchmark sends valid ones. */
 export function pageParameters(url: URL, maxPageSize: number): { page: number; pageSize: number } {
   const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);

@@ -7,9 +7,7 @@ import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { serializeLoad, type LoadRow } from './node-serialize.js';
 import { BASELINE_COUNT_SQL, BASELINE_KEY_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
-import { bearerKey, pageParameters, poolFor, send, serveBare } from './bare-server.js';
-
-const MAX_PAGE_SIZE = 100;
+import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';
 
 const pool = poolFor('baseline');
 const sendJson = (response: ServerResponse, status: number, body: unknown): void => send(response, status, JSON.stringify(body));

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { LIST_LOADS_PATH, LOAD_FIELDS, feedWindowStart } from '@loadfeed/spec';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { columnOf, sqlTypeOf } from '../../dist/loads/columns.js';
-import { bearerKey, pageParameters, poolFor, send, serveBare } from './bare-server.js';
+import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';
 import { BASELINE_KEY_SQL } from './baseline-queries.js';
 
 const pool = poolFor('json-in-sql');
@@ -29,7 +29,7 @@ async function handle(url: URL, authorization: string | undefined, response: Ser
   const key = bearerKey(authorization);
   const customer = key ? (await pool.query<{ customer_id: string }>(BASELINE_KEY_SQL, [hashKey(key)])).rows[0] : undefined;
   if (!customer) return send(response, 401, '{"error":"Unauthorized"}');
-  const { page, pageSize } = pageParameters(url, 100);
+  const { page, pageSize } = pageParameters(url, MAX_PAGE_SIZE);
   const { rows } = await pool.query<{ data: string }>(PAGE_JSON_SQL, [customer.customer_id, feedWindowStart(new Date()).toISOString(), (page - 1) * pageSize, pageSize]);
   send(response, 200, rows[0]!.data);
 }

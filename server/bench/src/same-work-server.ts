@@ -7,7 +7,7 @@ import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/
 import { admitRequest } from '../../dist/auth/admission.js';
 import { CountCache } from '../../dist/loads/count-cache.js';
 import { listLoads } from '../../dist/loads/list.js';
-import { bearerKey, pageParameters, poolFor, send, serveBare } from './bare-server.js';
+import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';
 
 const pool = poolFor('same-work');
 const counts = new CountCache();
@@ -15,10 +15,10 @@ const counts = new CountCache();
 async function handle(url: URL, authorization: string | undefined, response: ServerResponse): Promise<void> {
   if (url.pathname !== LIST_LOADS_PATH) return send(response, 404, '{"error":"Not found"}');
   const key = bearerKey(authorization);
-  const admission = key ? await admitRequest(pool, key, DEFAULT_RATE_LIMIT, new Date()) : null;
+  const admission = key ? await admitRequest(pool, key, DEFAULT_RATE_LIMIT) : null;
   if (!admission) return send(response, 401, '{"error":"Unauthorized"}');
   if (!admission.decision.admitted) return send(response, 429, '{"error":"Rate limit exceeded"}');
-  const { page, pageSize } = pageParameters(url, 100);
+  const { page, pageSize } = pageParameters(url, MAX_PAGE_SIZE);
   const scope = { customerId: admission.credentials.customerId, windowStart: feedWindowStart(new Date()), settledThrough: admission.settledThrough };
   send(response, 200, await listLoads(pool, counts, scope, { page, pageSize }));
 }

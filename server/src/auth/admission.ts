@@ -1,6 +1,8 @@
 // A request's admission, in one round trip on the primary (admit_request in
-// migrations/0007_request-admission.sql): the presented key looked up by its hash, the request counted
-// against the key's rolling window, and the customer's settled horizon fixed before the page is read.
+// migrations/0014_rate-window-on-the-database-clock.sql): the presented key looked up by its hash, the
+// request counted against the key's rolling window on the database's clock, and the customer's settled
+// horizon fixed before the page is read. No instance's clock takes part: every instance counts and
+// answers alike, whatever its own clock says.
 import type pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
 import { decisionOf, type RateDecision, type WindowRow } from '../rate-limit/window.js';
@@ -22,23 +24,24 @@ interface AdmissionRow extends WindowRow {
   customer_id: string;
   customer_code: string;
   rate_limit: number | null;
+  counted_at: Date;
   settled_through: Date;
   feed_version: string;
 }
 
 const ADMIT_REQUEST_SQL = `
-SELECT key_id, customer_id::text AS customer_id, customer_code, rate_limit, admitted, counted, oldest, admits_at, settled_through, feed_version::text AS feed_version
-  FROM admit_request($1::bytea, $2::integer, $3::timestamptz, $4::integer * interval '1 millisecond', $5::integer * interval '1 millisecond')`;
+SELECT key_id, customer_id::text AS customer_id, customer_code, rate_limit, admitted, counted, oldest, admits_at, counted_at, settled_through, feed_version::text AS feed_version
+  FROM admit_request($1::bytea, $2::integer, $3::integer * interval '1 millisecond', $4::integer * interval '1 millisecond')`;
 
-/** The admission of a request presenting `key` at `now`, or null when no active key has it (a 401, not counted). */
-export async function admitRequest(pool: pg.Pool, key: string, defaultLimit: number, now: Date): Promise<Admission | null> {
-  const { rows } = await pool.query<AdmissionRow>(ADMIT_REQUEST_SQL, [hashKey(key), defaultLimit, now, RATE_WINDOW_MS, LAST_USED_RESOLUTION_MS]);
+/** The admission of a request presenting `key`, or null when no active key has it (a 401, not counted). */
+export async function admitRequest(pool: pg.Pool, key: string, defaultLimit: number): Promise<Admission | null> {
+  const { rows } = await pool.query<AdmissionRow>(ADMIT_REQUEST_SQL, [hashKey(key), defaultLimit, RATE_WINDOW_MS, LAST_USED_RESOLUTION_MS]);
   const row = rows[0];
   if (!row) return null;
   const limit = row.rate_limit ?? defaultLimit;
   return {
     credentials: { keyId: row.key_id, customerId: row.customer_id, customerCode: row.customer_code, rateLimit: row.rate_limit },
-    decision: decisionOf(row, limit, now),
+    decision: decisionOf(row, limit, row.counted_at),
     settledThrough: row.settled_through.toISOString(),
     feedVersion: BigInt(row.feed_version),
   };

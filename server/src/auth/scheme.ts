@@ -1,11 +1,11 @@
 // The hapi auth scheme `api-key`: `Authorization: Bearer <key>`, the scheme name in any case. Every
 // failure (no header, another scheme, a malformed, unknown or revoked key) is the same 401, so that a
 // caller learns nothing about which keys exist; errors.ts renders it. A known key's request is counted
-// and its feed's horizon fixed in the same round trip (admission.ts); the rate-limit step acts on it.
+// on the database's clock and its feed's horizon fixed in the same round trip (admission.ts); the
+// rate-limit step acts on it.
 import Boom from '@hapi/boom';
 import type { Server, ServerAuthSchemeObject } from '@hapi/hapi';
 import type pg from 'pg';
-import type { Clock } from '../clock.js';
 import { admitRequest } from './admission.js';
 import { isWellFormedKey } from './key-format.js';
 
@@ -23,7 +23,6 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 export interface AuthSchemeOptions {
   pool: pg.Pool;
-  clock: Clock;
   /** The limit of keys without their own. */
   defaultRateLimit: number;
 }
@@ -33,13 +32,13 @@ export function unauthorized(): Boom.Boom {
   return Boom.unauthorized(null, 'Bearer');
 }
 
-export function registerAuthScheme(server: Server, { pool, clock, defaultRateLimit }: AuthSchemeOptions): void {
+export function registerAuthScheme(server: Server, { pool, defaultRateLimit }: AuthSchemeOptions): void {
   server.auth.scheme(AUTH_SCHEME, (): ServerAuthSchemeObject => ({
     async authenticate(request, h) {
       const header: unknown = request.headers.authorization;
       const key = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
       if (key === undefined || !isWellFormedKey(key)) throw unauthorized();
-      const admission = await admitRequest(pool, key, defaultRateLimit, clock());
+      const admission = await admitRequest(pool, key, defaultRateLimit);
       if (!admission) throw unauthorized();
       request.app.rateDecision = admission.decision;
       request.app.settledThrough = admission.settledThrough;

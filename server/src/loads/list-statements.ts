@@ -1,8 +1,8 @@
 // The statements of listLoads, as SQL. Which rows the feed holds and the customer's feed version are
-// functions of migrations/0009_feed-functions.sql, which PostgreSQL inlines into these statements; each
-// load's JSON is stored with its row (api_json, migrations/0010_stored-load-json.sql). Every statement
-// returns the feed version and latest stamp read in its own snapshot (count-cache.ts, db/routing.ts),
-// and a page statement the page's loads as one JSON array.
+// functions of migrations/0009_feed-functions.sql, which PostgreSQL inlines into these statements; so is
+// each load's JSON (load_json, migrations/0015_page-json-built-per-page.sql), made for the page's rows
+// only, after the skip. Every statement returns the feed version and latest stamp read in its own
+// snapshot (count-cache.ts, db/routing.ts), and a page statement the page's loads as one JSON array.
 //
 // Parameters: $1 customer id, $2 the window's start, $3 updatedSince, $4 statuses, $5 pickupFrom,
 // $6 pickupTo, $7 deliveryFrom, $8 deliveryTo, $9 poNumber, $10 billingRefNumber (NULL: no filter),
@@ -24,7 +24,7 @@ WITH total AS (
    ORDER BY l.updated_at, l.id
   OFFSET ($12::bigint - 1) * $13::bigint LIMIT $13::bigint
 ), rows AS (
-  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(l.api_json, ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
+  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
     FROM page JOIN loads AS l ON l.id = page.id
 )
 SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count, rows.n AS page_rows, rows.json AS data
@@ -38,7 +38,7 @@ WITH page AS (
    ORDER BY l.updated_at, l.id
   OFFSET ($12::bigint - 1) * $13::bigint LIMIT $13::bigint
 ), rows AS (
-  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(l.api_json, ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
+  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
     FROM page JOIN loads AS l ON l.id = page.id
 )
 SELECT s.feed_version, s.latest_updated_at, NULL::text AS total_count, rows.n AS page_rows, rows.json AS data
@@ -55,7 +55,7 @@ WITH page AS (
    ORDER BY l.updated_at DESC, l.id DESC
   OFFSET $12::bigint LIMIT $13::bigint
 ), rows AS (
-  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(l.api_json, ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
+  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
     FROM page JOIN loads AS l ON l.id = page.id
 )
 SELECT s.feed_version, s.latest_updated_at, NULL::text AS total_count, rows.n AS page_rows, rows.json AS data

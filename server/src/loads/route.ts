@@ -47,7 +47,7 @@ export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, read
           const { customerId } = request.auth.credentials.app!;
           const scope = { customerId, windowStart: feedWindowStart(clock()), settledThrough: request.app.settledThrough! };
           metrics?.horizonLagSeconds.observe(Math.max(0, Date.now() - Date.parse(scope.settledThrough)) / 1000);
-          // The page arrives as JSON text from PostgreSQL (stored with each load, migration 0010) and goes
+          // The page arrives as JSON text from PostgreSQL (load_json, migration 0015) and goes
           // out as it is; it is read on a standby whose snapshot shows the feed version read after the
           // horizon, else on the primary.
           // A client that leaves has the statement running cancelled; its turn waits for that (admission.ts).

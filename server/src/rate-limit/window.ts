@@ -1,6 +1,8 @@
-// The rolling 60-second window of a key, counted in PostgreSQL (count_rate_limited_request in
-// migrations/0003_rate-limit.sql, called by admit_request in 0007) so that every instance of the server
-// shares it; here the counted window becomes what the rate headers say.
+// The rolling 60-second window of a key, counted in PostgreSQL on the database's clock (rate_window_admit
+// in migrations/0014_rate-window-on-the-database-clock.sql, called by admit_request) so that every
+// instance of the server shares it, whatever the instances' clocks say; here the counted window becomes
+// what the rate headers say. They are computed from the database's clock reading the request was counted
+// at, and the response's Date is that same reading, so that Reset - Date and Retry-After agree.
 import { RATE_WINDOW_MS, RESPONSE_HEADERS } from '@loadfeed/spec';
 
 export interface RateDecision {
@@ -12,9 +14,11 @@ export interface RateDecision {
   resetAt: number;
   /** On a refusal: whole seconds, at least 1, until a request will be admitted. */
   retryAfter?: number;
+  /** The database's clock when the request was counted: what the headers are computed from. */
+  countedAt: Date;
 }
 
-/** What count_rate_limited_request reports of the key's window. */
+/** What rate_window_admit reports of the key's window: `oldest` and `admits_at` leave the window RATE_WINDOW_MS after them. */
 export interface WindowRow {
   admitted: boolean;
   counted: number;
@@ -22,7 +26,7 @@ export interface WindowRow {
   admits_at: Date | null;
 }
 
-/** The decision a counted (or refused) request at `now` gets under `limit`. */
+/** The decision a request counted (or refused) at `now`, the database's clock, gets under `limit`. */
 export function decisionOf(row: WindowRow, limit: number, now: Date): RateDecision {
   const nowMs = now.getTime();
   const decision: RateDecision = {
@@ -30,6 +34,7 @@ export function decisionOf(row: WindowRow, limit: number, now: Date): RateDecisi
     limit,
     remaining: Math.max(0, limit - row.counted),
     resetAt: Math.ceil((row.oldest ? row.oldest.getTime() + RATE_WINDOW_MS : nowMs) / 1000),
+    countedAt: now,
   };
   if (!row.admitted) {
     const admitsAt = (row.admits_at ?? now).getTime() + RATE_WINDOW_MS;
@@ -38,9 +43,10 @@ export function decisionOf(row: WindowRow, limit: number, now: Date): RateDecisi
   return decision;
 }
 
-/** The headers DECISIONS.md puts on 200, 400 and 429 responses. */
+/** The headers DECISIONS.md puts on 200, 400 and 429 responses, and the Date they are computed at. */
 export function rateHeaders(decision: RateDecision): Record<string, string> {
   const headers: Record<string, string> = {
+    date: decision.countedAt.toUTCString(),
     [RESPONSE_HEADERS.rateLimitLimit]: String(decision.limit),
     [RESPONSE_HEADERS.rateLimitRemaining]: String(decision.remaining),
     [RESPONSE_HEADERS.rateLimitReset]: String(decision.resetAt),

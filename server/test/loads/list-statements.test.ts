@@ -30,10 +30,10 @@ describe('the statements of listLoads', () => {
     expect(each(STATEMENTS, (sql) => callsOf(sql, 'feed_state'))).toEqual(each(STATEMENTS, () => ['$1::bigint']));
   });
 
-  it('write the page\'s loads as their stored JSON, in (updated_at, id) order, the same in every page statement', () => {
+  it('write the page\'s loads as load_json makes them, in (updated_at, id) order, the same in every page statement', () => {
     const rowsOf = (sql: string) => /rows AS \((.*?)\) SELECT /.exec(normalized(sql))?.[1];
     const rows = rowsOf(PAGE_FROM_START_SQL);
-    expect(rows).toContain("string_agg(l.api_json, ',' ORDER BY l.updated_at, l.id)");
+    expect(rows).toContain("string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id)");
     expect(each(PAGE_STATEMENTS, rowsOf)).toEqual(each(PAGE_STATEMENTS, () => rows));
   });
 });

@@ -1,0 +1,122 @@
+// `npm run bench:admission -w @loadfeed/server`: what a request's admission (key, rate window, horizon:
+// one round trip) costs the database, the previous release's (migrations up to 0011: a row per counted
+// request, the instance's clock) against this one's (0014: one row per key, the database's clock), in one
+// run, alternating rounds. Per request: the latency seen by the caller (median, p99) and the CPU of the
+// PostgreSQL backend that served it (its own /proc counters: other work on the machine is not counted).
+// Not part of `npm test`.
+//
+// Environment: BENCH_DATABASE_URL, else TEST_DATABASE_URL/DATABASE_URL's server (two scratch databases,
+// dropped after), BENCH_ADMISSIONS (3000 a round), BENCH_ROUNDS (4), BENCH_RATE_LIMIT (2000000000, as the
+// page benchmark's key; 1000 measures a full exact window).
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import pg from 'pg';
+import { RATE_WINDOW_MS } from '@loadfeed/spec';
+import { admitRequest } from '../../dist/auth/admission.js';
+import { LAST_USED_RESOLUTION_MS } from '../../dist/auth/credentials.js';
+import { hashKey } from '../../dist/auth/key-format.js';
+import { addCustomer } from '../../dist/customers/customers.js';
+import { createPool } from '../../dist/db/pool.js';
+import { createKey } from '../../dist/keys/keys.js';
+import { row, targetLines } from './report.js';
+import { dropScratchDatabases, scratchDatabase } from './scratch-database.js';
+
+const PER_ROUND = Number(process.env.BENCH_ADMISSIONS ?? 3_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 2_000_000_000);
+const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+/** The previous release's admission statement (its src/auth/admission.ts), its instance's clock as $3. */
+const PREVIOUS_ADMIT_SQL = `
+SELECT key_id, customer_id::text AS customer_id, customer_code, rate_limit, admitted, counted, oldest, admits_at, settled_through, feed_version::text AS feed_version
+  FROM admit_request($1::bytea, $2::integer, $3::timestamptz, $4::integer * interval '1 millisecond', $5::integer * interval '1 millisecond')`;
+
+interface Side {
+  name: string;
+  pool: pg.Pool;
+  backendPid: number;
+  admit(): Promise<boolean>;
+}
+
+interface RoundResult {
+  medianMs: number;
+  p99Ms: number;
+  cpuMsPerRequest: number;
+  perSecond: number;
+}
+
+/** CPU milliseconds (user + system) process `pid` has used: /proc/<pid>/stat, in clock ticks of 10 ms. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function prepareSide(serverUrl: string, name: string, lastMigration: string, previous: boolean): Promise<Side> {
+  const url = new URL(await scratchDatabase(serverUrl, name, lastMigration));
+  // One connection, so that one backend serves every admission and its CPU is theirs.
+  const pool = createPool(url.toString(), { max: 1 });
+  await addCustomer(pool, 'admitted');
+  const { key } = await createKey(pool, 'admitted', { rateLimit: LIMIT });
+  const backendPid = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const admit = previous
+    ? async () => (await pool.query<{ admitted: boolean }>(PREVIOUS_ADMIT_SQL, [hashKey(key), 10, new Date(), RATE_WINDOW_MS, LAST_USED_RESOLUTION_MS])).rows[0]!.admitted
+    : async () => (await admitRequest(pool, key, 10))!.decision.admitted;
+  return { name, pool, backendPid, admit };
+}
+
+async function measureRound(side: Side): Promise<RoundResult> {
+  const timings: number[] = [];
+  const cpuBefore = cpuMsOf(side.backendPid);
+  const started = performance.now();
+  for (let index = 0; index < PER_ROUND; index += 1) {
+    const begun = performance.now();
+    await side.admit();
+    timings.push(performance.now() - begun);
+  }
+  const elapsed = performance.now() - started;
+  timings.sort((a, b) => a - b);
+  return {
+    medianMs: timings[Math.floor(timings.length / 2)]!,
+    p99Ms: timings[Math.floor(timings.length * 0.99)]!,
+    cpuMsPerRequest: (cpuMsOf(side.backendPid) - cpuBefore) / PER_ROUND,
+    perSecond: PER_ROUND / (elapsed / 1000),
+  };
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+if (!serverUrl) throw new Error('bench:admission needs BENCH_DATABASE_URL, TEST_DATABASE_URL or DATABASE_URL (a PostgreSQL server to make two scratch databases on)');
+const loadAverage = loadavg()[0]!;
+const sides = [await prepareSide(serverUrl, 'loadfeed_admission_before', '0011', true), await prepareSide(serverUrl, 'loadfeed_admission_after', '9999', false)];
+try {
+  const results = new Map<string, RoundResult[]>(sides.map((side) => [side.name, []]));
+  for (let index = 0; index < ROUNDS; index += 1) {
+    for (const side of index % 2 === 0 ? sides : [...sides].reverse()) results.get(side.name)!.push(await measureRound(side));
+  }
+  log('loadfeed admission benchmark: key lookup, rate window and horizon, one round trip, one connection');
+  log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
+  log(`  ${ROUNDS} alternating rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side; the rows carry over between rounds`);
+  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: 0014`);
+  log();
+  const widths = [36, 10, 10, 10, 12];
+  log(row(['', 'median ms', 'p99 ms', 'DB CPU ms', 'admissions/s'], widths));
+  for (const side of sides) {
+    results.get(side.name)!.forEach((result, index) => log(row([`${side.name}, round ${index + 1}`, result.medianMs, result.p99Ms, result.cpuMsPerRequest, result.perSecond], widths)));
+  }
+  const [before, after] = sides.map((side) => results.get(side.name)!) as [RoundResult[], RoundResult[]];
+  const pick = (rounds: RoundResult[], figure: (result: RoundResult) => number) => median(rounds.map(figure));
+  log();
+  log('Targets:');
+  for (const line of targetLines([
+    { name: 'admission database CPU per request, after / before', value: pick(after, (r) => r.cpuMsPerRequest) / pick(before, (r) => r.cpuMsPerRequest), unit: 'x', bound: 0.5, comparison: '<=' },
+    { name: 'admission median latency, after / before', value: pick(after, (r) => r.medianMs) / pick(before, (r) => r.medianMs), unit: 'x', bound: 0.5, comparison: '<=' },
+    { name: 'admission p99 latency, after / before', value: pick(after, (r) => r.p99Ms) / pick(before, (r) => r.p99Ms), unit: 'x', bound: 0.5, comparison: '<=' },
+    { name: 'after: last round / first round, admissions/s', value: after[after.length - 1]!.perSecond / after[0]!.perSecond, unit: 'x', bound: 0.9, comparison: '>=' },
+  ])) {
+    log(line);
+  }
+} finally {
+  await Promise.all(sides.map((side) => side.pool.end()));
+  await dropScratchDatabases(serverUrl, sides.map((side) => side.name));
+}
