@@ -26,21 +26,53 @@ BEGIN
 END
 $$;
 
--- The updatedAt trigger compared rows with the stored column set aside; with the column gone, the lines
--- that set it aside go, and nothing else of the trigger changes. The trigger is edited rather than
--- restated so that whatever the earlier migrations made of it (the settled feed's writers, its
--- search_path) stays as it is.
-DO $$
+-- The updatedAt trigger compared rows with the stored column set aside (0012); with the column gone, that
+-- line goes, and nothing else of the trigger changes. CREATE OR REPLACE resets the function's settings, so
+-- its search_path (0012: logical replication's workers run with an empty one) is set again.
+CREATE OR REPLACE FUNCTION loads_keep_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  definition text := pg_get_functiondef('loads_keep_updated_at()'::regprocedure);
-  edited text;
+  requested timestamptz;
 BEGIN
-  edited := regexp_replace(definition, '\n[ \t]*--[^\n]*generated column[^\n]*\n[ \t]*NEW\.api_json := OLD\.api_json;', '');
-  edited := regexp_replace(edited, '\n[ \t]*NEW\.api_json := OLD\.api_json;', '');
-  IF edited ~ 'api_json' THEN
-    RAISE EXCEPTION 'loads_keep_updated_at still names api_json after its edit: %', edited;
+  IF TG_OP = 'DELETE' THEN
+    PERFORM announce_feed_writer(OLD.customer_id, date_trunc('milliseconds', clock_timestamp()));
+    RETURN OLD;
   END IF;
-  EXECUTE edited;
+  requested := NEW.updated_at;
+  IF TG_OP = 'INSERT' THEN
+    NEW.created_at := now();
+  ELSE
+    NEW.created_at := OLD.created_at;
+  END IF;
+  -- Nested, so that an ordinary writer never reads api_keys (it may hold no privilege on it).
+  IF current_setting('loadfeed.backdating_customer', true) = NEW.customer_id::text
+     AND requested IS NOT NULL
+     AND (TG_OP = 'INSERT' OR requested IS DISTINCT FROM OLD.updated_at) THEN
+    IF NOT EXISTS (SELECT 1 FROM api_keys AS k WHERE k.customer_id = NEW.customer_id) THEN
+      PERFORM announce_feed_writer(NEW.customer_id, timestamptz '2020-01-01T00:00:00Z');
+      NEW.updated_at := least(date_trunc('milliseconds', requested), date_trunc('milliseconds', clock_timestamp()));
+      RETURN NEW;
+    END IF;
+  END IF;
+  IF TG_OP = 'UPDATE' THEN
+    NEW.updated_at := OLD.updated_at;
+    -- Decimals are served as the strings stored: 10.5 rewritten as 10.50 is equal, but not the same JSON.
+    IF NEW IS NOT DISTINCT FROM OLD
+       AND (NEW.miles::text, NEW.total_cost::text) IS NOT DISTINCT FROM (OLD.miles::text, OLD.total_cost::text) THEN
+      RETURN NEW;
+    END IF;
+    IF NEW.customer_id IS DISTINCT FROM OLD.customer_id THEN
+      PERFORM announce_feed_writer(OLD.customer_id, date_trunc('milliseconds', clock_timestamp()));
+    END IF;
+  END IF;
+  PERFORM announce_feed_writer(NEW.customer_id, date_trunc('milliseconds', clock_timestamp()));
+  NEW.updated_at := date_trunc('milliseconds', clock_timestamp());
+  RETURN NEW;
+END
+$$;
+
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION loads_keep_updated_at() SET search_path = %I, pg_catalog', current_schema());
 END
 $$;
 
@@ -139,10 +171,51 @@ ALTER TABLE loads ADD COLUMN api_json text NOT NULL GENERATED ALWAYS AS (api_loa
 )) STORED;
 
 -- The trigger sets the new column aside again when it compares rows (a BEFORE trigger sees it as NULL).
-DO $$
+CREATE OR REPLACE FUNCTION loads_keep_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  definition text := pg_get_functiondef('loads_keep_updated_at()'::regprocedure);
+  requested timestamptz;
 BEGIN
-  EXECUTE regexp_replace(definition, '(\n([ \t]*)NEW\.updated_at := OLD\.updated_at;)', E'\\1\n\\2NEW.api_json := OLD.api_json;');
+  IF TG_OP = 'DELETE' THEN
+    PERFORM announce_feed_writer(OLD.customer_id, date_trunc('milliseconds', clock_timestamp()));
+    RETURN OLD;
+  END IF;
+  requested := NEW.updated_at;
+  IF TG_OP = 'INSERT' THEN
+    NEW.created_at := now();
+  ELSE
+    NEW.created_at := OLD.created_at;
+  END IF;
+  -- Nested, so that an ordinary writer never reads api_keys (it may hold no privilege on it).
+  IF current_setting('loadfeed.backdating_customer', true) = NEW.customer_id::text
+     AND requested IS NOT NULL
+     AND (TG_OP = 'INSERT' OR requested IS DISTINCT FROM OLD.updated_at) THEN
+    IF NOT EXISTS (SELECT 1 FROM api_keys AS k WHERE k.customer_id = NEW.customer_id) THEN
+      PERFORM announce_feed_writer(NEW.customer_id, timestamptz '2020-01-01T00:00:00Z');
+      NEW.updated_at := least(date_trunc('milliseconds', requested), date_trunc('milliseconds', clock_timestamp()));
+      RETURN NEW;
+    END IF;
+  END IF;
+  IF TG_OP = 'UPDATE' THEN
+    NEW.updated_at := OLD.updated_at;
+    -- A BEFORE trigger sees the generated column as NULL (it is computed after): compare the rest.
+    NEW.api_json := OLD.api_json;
+    -- Decimals are served as the strings stored: 10.5 rewritten as 10.50 is equal, but not the same JSON.
+    IF NEW IS NOT DISTINCT FROM OLD
+       AND (NEW.miles::text, NEW.total_cost::text) IS NOT DISTINCT FROM (OLD.miles::text, OLD.total_cost::text) THEN
+      RETURN NEW;
+    END IF;
+    IF NEW.customer_id IS DISTINCT FROM OLD.customer_id THEN
+      PERFORM announce_feed_writer(OLD.customer_id, date_trunc('milliseconds', clock_timestamp()));
+    END IF;
+  END IF;
+  PERFORM announce_feed_writer(NEW.customer_id, date_trunc('milliseconds', clock_timestamp()));
+  NEW.updated_at := date_trunc('milliseconds', clock_timestamp());
+  RETURN NEW;
+END
+$$;
+
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION loads_keep_updated_at() SET search_path = %I, pg_catalog', current_schema());
 END
 $$;
