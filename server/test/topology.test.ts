@@ -25,6 +25,9 @@ async function summed(topology: Topology, name: string, labels: Record<string, s
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The oldest shared reading of the feed's writers a request may reuse (migration 0012, feed_writers_reading). */
+const SHARED_READING_MAX_AGE_MS = 1_000;
+
 describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby', () => {
   let topology: Topology;
   let pool: pg.Pool;
@@ -44,7 +47,7 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
 
   const get = (query: string, withKey = key) => fetch(`${topology.url}/api/v1/loads?${query}`, { headers: { authorization: `Bearer ${withKey}` } });
 
-  it('keeps a client\'s copy equal to the truth while a writer writes and the standby\'s replay is paused and resumed; horizons never step back; no 5xx', async () => {
+  it('keeps a client\'s copy equal to the truth while a writer writes and the standby\'s replay is paused and resumed; horizons step back no further than the shared reading\'s age; no 5xx', async () => {
     const horizons: string[] = [];
     const copy = feedCopy(async (query) => {
       const response = await get(query);
@@ -83,7 +86,14 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
     await copy.pollUntil((rows) => rows.size === truth.size, 10_000);
     expect(copy.rows).toEqual(truth);
     expect(horizons.length).toBeGreaterThan(10);
-    expect([...horizons].sort()).toEqual(horizons);
+    // A horizon fixed from the shared reading of pg_locks (migration 0012) may be older than a fresh one
+    // served just before it, by the reading's age at most (1 s); every horizon is safe either way.
+    let latest = 0;
+    const stepsBack = horizons.map((horizon) => {
+      latest = Math.max(latest, Date.parse(horizon));
+      return latest - Date.parse(horizon);
+    });
+    expect(Math.max(...stepsBack)).toBeLessThanOrEqual(SHARED_READING_MAX_AGE_MS);
     expect(await summed(topology, 'loadfeed_page_reads_total', { database: `127.0.0.1:${topology.bouncer.port}/loadfeed_standby` })).toBeGreaterThan(standbyReadsBefore);
     expect(await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' })).toBeGreaterThan(0);
     expect(await summed(topology, 'loadfeed_http_requests_total', { route: '/api/v1/loads', status: '500' })).toBe(0);

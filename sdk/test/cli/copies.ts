@@ -145,3 +145,16 @@ export async function tamperPostgres(url: string, table: string, { remove, alter
     await client.end();
   }
 }
+
+/**
+ * A database URL as a person gives it to `--postgres`: without its password, which goes in PGPASSWORD (the
+ * CLI warns about a password in the URL, which the process list shows). Sets PGPASSWORD for this test
+ * process and the CLI processes it starts, which inherit its environment.
+ */
+export function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password === '') return url;
+  process.env.PGPASSWORD = decodeURIComponent(parsed.password);
+  parsed.password = '';
+  return parsed.toString();
+}

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer } from '../integration/fixture.js';
-import { byLoadNumber, readPostgres } from './copies.js';
+import { byLoadNumber, readPostgres, withoutPassword } from './copies.js';
 import { startRelay } from './relay.js';
 import { SLOW_TEST_MS, runCli, startCli } from './run-cli.js';
 
@@ -20,7 +20,7 @@ const PAGE_SIZE = 5;
 
 /** Until the killed client's session has left the database (its advisory lock with it). */
 async function sessionsGone(): Promise<void> {
-  const client = new pg.Client({ connectionString: customerDatabase.url });
+  const client = new pg.Client({ connectionString: withoutPassword(customerDatabase.url) });
   await client.connect();
   try {
     for (;;) {
@@ -54,7 +54,7 @@ describe('loadfeed sync --postgres killed at any moment', () => {
         fc.asyncProperty(fc.integer({ min: 1, max: requests }), fc.integer({ min: 0, max: 30 }), async (killAfter, delayMs) => {
           run += 1;
           const table = `killed_${run}`;
-          const args = ['sync', '--postgres', customerDatabase.url, '--table', table, '--page-size', String(PAGE_SIZE)];
+          const args = ['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', table, '--page-size', String(PAGE_SIZE)];
           let sync: ReturnType<typeof startCli> | undefined;
           const relay = await startRelay(kit.server.baseUrl, {
             afterResponse: (n) => {
@@ -69,7 +69,7 @@ describe('loadfeed sync --postgres killed at any moment', () => {
           }
           await sessionsGone();
 
-          const killed = await readPostgres(customerDatabase.url, table).catch(() => ({ loads: [], cursor: undefined }));
+          const killed = await readPostgres(withoutPassword(customerDatabase.url), table).catch(() => ({ loads: [], cursor: undefined }));
           if (killed.cursor !== undefined) {
             // The cursor's own row was committed with it, and every row before it is there and equal.
             expect(killed.loads.some((load) => load.updatedAt === killed.cursor)).toBe(true);
@@ -80,7 +80,7 @@ describe('loadfeed sync --postgres killed at any moment', () => {
           const resumed = await runCli(args, { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key });
           expect(resumed.stderr).not.toMatch(/loadfeed: /);
           expect(resumed.code).toBe(0);
-          const complete = await readPostgres(customerDatabase.url, table);
+          const complete = await readPostgres(withoutPassword(customerDatabase.url), table);
           expect(byLoadNumber(complete.loads)).toEqual(byLoadNumber(served));
           expect(complete.cursor).toBe(served.at(-1)!.updatedAt);
         }),

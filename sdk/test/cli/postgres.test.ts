@@ -7,13 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { LOAD_COLUMNS } from '../../src/destinations.js';
 import { loadInputs } from '../helpers.js';
 import { useTestServer } from '../integration/fixture.js';
+import { withoutPassword } from './copies.js';
 import { runCli } from './run-cli.js';
 
 const kit = useTestServer();
 const customerDatabase = useTestDatabase();
 
 async function withClient<T>(body: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: customerDatabase.url });
+  const client = new pg.Client({ connectionString: withoutPassword(customerDatabase.url) });
   await client.connect();
   try {
     return await body(client);
@@ -28,7 +29,7 @@ describe('loadfeed sync --postgres', () => {
     await kit.server.importLoads(customer.code, loadInputs(3));
     await withClient((client) => client.query('CREATE SCHEMA IF NOT EXISTS warehouse'));
 
-    const result = await runCli(['sync', '--postgres', customerDatabase.url, '--table', 'warehouse.freight'], {
+    const result = await runCli(['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', 'warehouse.freight'], {
       LOADFEED_BASE_URL: kit.server.baseUrl,
       LOADFEED_API_KEY: customer.key,
     });
@@ -61,12 +62,12 @@ describe('loadfeed sync --postgres', () => {
     const customer = await kit.customer();
     await kit.server.importLoads(customer.code, loadInputs(2));
     const env = { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key };
-    expect((await runCli(['sync', '--postgres', customerDatabase.url, '--table', 'held'], env)).code).toBe(0);
+    expect((await runCli(['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', 'held'], env)).code).toBe(0);
 
     const result = await withClient(async (client) => {
       // What the running sync holds: its advisory lock on the table.
       await client.query(`SELECT pg_advisory_lock(hashtextextended('loadfeed sync ' || $1::text, 0))`, ['held']);
-      return runCli(['sync', '--postgres', customerDatabase.url, '--table', 'held'], env);
+      return runCli(['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', 'held'], env);
     });
 
     expect(result.code).toBe(1);
@@ -90,7 +91,7 @@ describe('loadfeed verify --postgres', () => {
   it('of a database without a copy says to sync first, with exit code 1, and creates nothing', async () => {
     const customer = await kit.customer();
 
-    const result = await runCli(['verify', '--postgres', customerDatabase.url, '--table', 'never_synced'], {
+    const result = await runCli(['verify', '--postgres', withoutPassword(customerDatabase.url), '--table', 'never_synced'], {
       LOADFEED_BASE_URL: kit.server.baseUrl,
       LOADFEED_API_KEY: customer.key,
     });
