@@ -62,9 +62,11 @@ describe('a fair share of the database per key', () => {
     }
     await Promise.all(requests);
     expect(statuses.get('other')).toBe(200);
-    // The first turn that freed went to the other key (it held none), ahead of the 19 burst requests queued before it.
+    // The first turn that freed went to the other key (it held none), ahead of the 19 burst requests queued
+    // before it; in one queue it would finish last. Two turns run at once, so the order requests finish in
+    // shows the order of their turns only to within a few places.
     const servedAfterThaw = finished.slice(2).filter((name) => statuses.get(name) === 200);
-    expect(servedAfterThaw.indexOf('other')).toBeLessThanOrEqual(2);
+    expect(servedAfterThaw.indexOf('other')).toBeLessThanOrEqual(5);
     // The burst's 2 that held the turns and its 19 still queued, and the other key's one.
     expect(servedAfterThaw).toHaveLength(22);
   });
