@@ -58,7 +58,7 @@ try {
   // (the horizon and the feed version after it). A body that no longer holds that step stops the run, so
   // that the baseline can never quietly be the server's own function.
   const SETTLED_STEP = 'SELECT s.settled_through, s.feed_version INTO settled_through, feed_version FROM feed_settled_state(customer_id) AS s;';
-  const { rows: source } = await pool.query<{ body: string }>("SELECT pg_get_functiondef('admit_request'::regproc) AS body");
+  const { rows: source } = await pool.query<{ body: string }>("SELECT pg_get_functiondef('admit_request(bytea, integer, interval, interval)'::regprocedure) AS body");
   if (!source[0]!.body.includes(SETTLED_STEP)) throw new Error('bench:horizon: admit_request no longer reads feed_settled_state as this baseline expects');
   await pool.query(
     source[0]!.body
@@ -66,7 +66,7 @@ try {
       .replace(SETTLED_STEP, 'settled_through := clock_timestamp(); feed_version := 0;'),
   );
   const admit = (horizon: boolean) =>
-    `SELECT customer_id::text AS customer_id, settled_through FROM ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, now(), interval '60 seconds', interval '60 seconds')`;
+    `SELECT customer_id::text AS customer_id, settled_through FROM ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, interval '60 seconds', interval '60 seconds')`;
   const keyHash = hashKey(key);
   const count = Number(
     (await pool.query<{ total_count: string }>(COUNT_SQL, feedParameters({ customerId, windowStart, settledThrough: new Date().toISOString() }, filters))).rows[0]!.total_count,
