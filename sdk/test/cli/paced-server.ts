@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
-import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { loadInputs } from '../helpers.js';
+import { restamp } from '../restamp.js';
 
 export const LOADS = 30;
 /** Two requests a minute: the third one of a sync waits for the window. */
@@ -53,25 +53,13 @@ export function usePacedServer() {
  * every write with now(), so it is paused for this one statement, as an operator backfilling history would.
  */
 async function spreadUpdatedAt(databaseUrl: string, customerCode: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('ALTER TABLE loads DISABLE TRIGGER loads_keep_updated_at');
-    await client.query(
-      `UPDATE loads AS l
+  await restamp(
+    databaseUrl,
+    `UPDATE loads AS l
           SET updated_at = date_trunc('milliseconds', now()) - ($2::int - ranked.position) * interval '1 hour'
          FROM (SELECT id, row_number() OVER (ORDER BY load_number) AS position
                  FROM loads WHERE customer_id = (SELECT id FROM customers WHERE code = $1::text)) AS ranked
         WHERE l.id = ranked.id`,
-      [customerCode, LOADS + 1],
-    );
-    // The feed-version bumps are deferred to commit: fire them now, as ALTER TABLE refuses pending events,
-    // and put the trigger back in the mode the server requires (ALWAYS), not the default one.
-    await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-    await client.query('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
+    [customerCode, LOADS + 1],
+  );
 }

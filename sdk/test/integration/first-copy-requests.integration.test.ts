@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import type { Load } from '@loadfeed/spec';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, syncLoads } from '../../src/index.js';
 import { createCopy, loadInputs } from '../helpers.js';
+import { restamp } from '../restamp.js';
 import { FAST_LIMIT } from './fixture.js';
 
 const database = useTestDatabase();
@@ -29,27 +29,15 @@ afterAll(async () => {
  * for this one statement, as an operator backfilling history would.
  */
 async function stamp(customerCode: string, perStamp: number): Promise<void> {
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('ALTER TABLE loads DISABLE TRIGGER loads_keep_updated_at');
-    await client.query(
-      `UPDATE loads AS l
+  await restamp(
+    database.url,
+    `UPDATE loads AS l
           SET updated_at = date_trunc('milliseconds', now()) - interval '1 day' + ((ranked.position - 1) / $2::int) * interval '1 millisecond'
          FROM (SELECT id, row_number() OVER (ORDER BY load_number) AS position
                  FROM loads WHERE customer_id = (SELECT id FROM customers WHERE code = $1::text)) AS ranked
         WHERE l.id = ranked.id`,
-      [customerCode, perStamp],
-    );
-    // The feed-version bumps are deferred to commit: fire them now, as ALTER TABLE refuses pending events,
-    // and put the trigger back in the mode the server requires (ALWAYS), not the default one.
-    await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-    await client.query('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
+    [customerCode, perStamp],
+  );
 }
 
 const CASES = [
