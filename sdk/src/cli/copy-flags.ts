@@ -84,7 +84,7 @@ export async function openCopy(values: CopyValues, context: CliContext, write: b
 }
 
 /** The client of a command that shows its progress on stderr; retries show on the view once it is started. */
-export function clientWithProgress(connection: Connection, context: CliContext, timeoutMs?: number): { client: LoadfeedClient; startProgress(): ProgressView } {
+export function clientWithProgress({ connection, timeoutMs }: Pick<CopyCommandLine, 'connection' | 'timeoutMs'>, context: CliContext): { client: LoadfeedClient; startProgress(): ProgressView } {
   let view: ProgressView | undefined;
   const client = createClient({
     ...connection,

@@ -69,10 +69,10 @@ ${EXIT_CODE_HELP}`,
   async run(args, context) {
     const commandLine = parseCopyCommandLine(NAME, this.help, args, context);
     if (!commandLine) return;
-    const { values, pageSize, connection, timeoutMs } = commandLine;
+    const { values, pageSize } = commandLine;
     const startedAt = Date.now();
 
-    const { client, startProgress } = clientWithProgress(connection, context, timeoutMs);
+    const { client, startProgress } = clientWithProgress(commandLine, context);
     const destination = await openCopy(values, context, true);
     const view = startProgress();
     let latest: SyncProgress | undefined;

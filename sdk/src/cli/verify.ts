@@ -66,9 +66,9 @@ ${EXIT_CODE_HELP}`,
   async run(args, context) {
     const commandLine = parseCopyCommandLine(NAME, this.help, args, context);
     if (!commandLine) return;
-    const { values, pageSize, connection } = commandLine;
+    const { values, pageSize } = commandLine;
 
-    const { client, startProgress } = clientWithProgress(connection, context, commandLine.timeoutMs);
+    const { client, startProgress } = clientWithProgress(commandLine, context);
     const copy = await openCopy(values, context, false);
     const view = startProgress();
     let report: VerifyReport;
