@@ -8,6 +8,7 @@ import Hapi from '@hapi/hapi';
 import { LIST_LOADS_PATH, RESPONSE_HEADERS } from '@loadfeed/spec';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { keyAdmission } from './admission/admit-request.js';
 import { registerAuthScheme } from './auth/scheme.js';
 import type { Config } from './config.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
@@ -75,7 +76,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     server.events.on('response', (request) => metrics.recordResponse(request));
   }
   answerMalformedRequests(server, logger);
-  registerAuthScheme(server, { pool, defaultRateLimit: config.rateLimitPerMinute });
+  registerAuthScheme(server, { lookUp: keyAdmission(pool, config.rateLimitPerMinute) });
   server.ext('onCredentials', (request, h) => {
     const credentials = request.auth.credentials?.app;
     if (credentials) bindCustomer(request, credentials.customerCode);
@@ -103,7 +104,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
       pool,
       clock,
       maxPageSize: config.maxPageSize,
-      admission: { concurrency: config.dbPoolSize, maxQueued: config.maxQueuedRequests, maxWaitMs: config.maxQueueWaitMs },
+      gate: { concurrency: config.dbPoolSize, maxQueued: config.maxQueuedRequests, maxWaitMs: config.maxQueueWaitMs },
       metrics,
       reads,
     }),

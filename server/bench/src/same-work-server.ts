@@ -4,7 +4,7 @@
 // two is hapi, validation, logging and the rest of what a product server does around its statements.
 import type { ServerResponse } from 'node:http';
 import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
-import { admitRequest } from '../../dist/auth/admission.js';
+import { admitRequest } from '../../dist/admission/admit-request.js';
 import { CountCache } from '../../dist/loads/count-cache.js';
 import { listLoads } from '../../dist/loads/list.js';
 import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';

@@ -1,11 +1,11 @@
 // GET /api/v1/loads (SPEC §4): authenticate (401), count against the key's window (429), validate the
 // query (400, counted), then one page of the customer's feed. Any other method gets a 405. A request
-// the server cannot take at once gets a 503 before all of these (admission.ts).
+// the server cannot take at once gets a 503 before all of these (concurrency-gate.ts).
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
 import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER, feedWindowStart } from '@loadfeed/spec';
 import type pg from 'pg';
-import { databaseAdmission, type AdmissionOptions } from '../admission.js';
+import { concurrencyGate, type ConcurrencyGateOptions } from '../concurrency-gate.js';
 import type { Clock } from '../clock.js';
 import { ReadRouter } from '../db/routing.js';
 import { AUTH_SCHEME } from '../auth/scheme.js';
@@ -20,16 +20,16 @@ export interface LoadsRouteOptions {
   pool: pg.Pool;
   clock: Clock;
   maxPageSize: number;
-  /** Turns at the database: requests beyond them get a 503 (admission.ts). */
-  admission: AdmissionOptions;
+  /** Turns at the database: requests beyond them get a 503 (concurrency-gate.ts). */
+  gate: ConcurrencyGateOptions;
   metrics?: Metrics | undefined;
   /** Where pages are read (the primary, or a standby current enough); default: the primary. */
   reads?: ReadRouter | undefined;
 }
 
-export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, reads = new ReadRouter(pool, [], { metrics }) }: LoadsRouteOptions): ServerRoute[] {
+export function loadsRoutes({ pool, clock, maxPageSize, gate, metrics, reads = new ReadRouter(pool, [], { metrics }) }: LoadsRouteOptions): ServerRoute[] {
   const counts = new CountCache();
-  const turns = databaseAdmission(admission);
+  const turns = concurrencyGate(gate);
   return [
     {
       method: 'GET',
@@ -50,7 +50,7 @@ export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, read
           // The page arrives as JSON text from PostgreSQL (load_json, migration 0015) and goes
           // out as it is; it is read on a standby whose snapshot shows the feed version read after the
           // horizon, else on the primary.
-          // A client that leaves has the statement running cancelled; its turn waits for that (admission.ts).
+          // A client that leaves has the statement running cancelled; its turn waits for that (concurrency-gate.ts).
           const page = await request.app.atDatabase!((disconnected) =>
             reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters), disconnected),
           );

@@ -8,7 +8,7 @@ import { runner } from 'node-pg-migrate';
 import type pg from 'pg';
 import { feedWindowStart, RATE_WINDOW_MS } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admitRequest } from '../../src/auth/admission.js';
+import { admitRequest } from '../../src/admission/admit-request.js';
 import { LAST_USED_RESOLUTION_MS } from '../../src/auth/credentials.js';
 import { hashKey } from '../../src/auth/key-format.js';
 import { loadConfig, poolOptionsOf } from '../../src/config.js';
