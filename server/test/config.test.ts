@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, standbyOptionsOf } from '../src/config.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -34,7 +34,47 @@ describe('configuration from the environment', () => {
       maxQueuedRequests: 500,
       maxQueueWaitMs: 2_000,
       headersTimeoutMs: 20_000,
+      dbReplicaPoolSize: 10,
+      dbReplicaStatementTimeoutMs: 2_000,
+      dbReplicaConnectTimeoutMs: 1_000,
+      dbReplicaRetryMs: 1_000,
+      dbCheckIntervalMs: 1_000,
+      dbCheckTimeoutMs: 2_000,
     });
+  });
+
+  it("reads the standbys' bounds and the check's; a standby's pool is the primary's size unless given", () => {
+    expect(loadConfig({ DB_POOL_SIZE: '25' }, '/srv')).toMatchObject({ dbPoolSize: 25, dbReplicaPoolSize: 25 });
+    expect(
+      loadConfig(
+        {
+          DB_POOL_SIZE: '25',
+          DB_REPLICA_POOL_SIZE: '40',
+          DB_REPLICA_STATEMENT_TIMEOUT_MS: '1500',
+          DB_REPLICA_CONNECT_TIMEOUT_MS: '300',
+          DB_REPLICA_RETRY_MS: '5000',
+          DB_CHECK_INTERVAL_MS: '250',
+          DB_CHECK_TIMEOUT_MS: '750',
+        },
+        '/srv',
+      ),
+    ).toMatchObject({
+      dbReplicaPoolSize: 40,
+      dbReplicaStatementTimeoutMs: 1_500,
+      dbReplicaConnectTimeoutMs: 300,
+      dbReplicaRetryMs: 5_000,
+      dbCheckIntervalMs: 250,
+      dbCheckTimeoutMs: 750,
+    });
+    expect(problemsOf({ DB_REPLICA_POOL_SIZE: '0', DB_CHECK_INTERVAL_MS: 'often' })).toEqual([
+      'DB_REPLICA_POOL_SIZE must be a whole number from 1 to 1000 (got 0)',
+      'DB_CHECK_INTERVAL_MS must be a whole number from 100 to 600000 (got often)',
+    ]);
+  });
+
+  it("gives a standby's sessions the shorter of the two statement timeouts", () => {
+    expect(standbyOptionsOf(loadConfig({}, '/srv'))).toEqual({ max: 10, statementTimeoutMs: 2_000, connectTimeoutMs: 1_000, retryMs: 1_000, names: undefined });
+    expect(standbyOptionsOf(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '300' }, '/srv'))).toMatchObject({ statementTimeoutMs: 300 });
   });
 
   it('reads every variable', () => {

@@ -9,7 +9,7 @@
 // than returned to the pool: a cancel still on its way could otherwise reach the next statement run on it.
 import { connect, type Socket } from 'node:net';
 import type pg from 'pg';
-import type { Queryable } from './routing.js';
+import type { Queryable } from './pool.js';
 
 /** The protocol's CancelRequest code (1234 << 16 | 5678). */
 const CANCEL_REQUEST_CODE = 80877102;

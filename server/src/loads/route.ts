@@ -4,10 +4,10 @@
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
 import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER, feedWindowStart } from '@loadfeed/spec';
-import type pg from 'pg';
 import { concurrencyGate, type ConcurrencyGateOptions } from '../concurrency-gate.js';
 import type { Clock } from '../clock.js';
-import { ReadRouter } from '../db/routing.js';
+import type { PrimaryBreaker } from '../db/primary-breaker.js';
+import type { ReadRouter } from '../db/read-router.js';
 import { AUTH_SCHEME } from '../auth/scheme.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { rateLimitStep } from '../rate-limit/step.js';
@@ -17,17 +17,18 @@ import { listLoads } from './list.js';
 
 
 export interface LoadsRouteOptions {
-  pool: pg.Pool;
   clock: Clock;
   maxPageSize: number;
   /** Turns at the database: requests beyond them get a 503 (concurrency-gate.ts). */
   gate: ConcurrencyGateOptions;
   metrics?: Metrics | undefined;
-  /** Where pages are read (the primary, or a standby current enough); default: the primary. */
-  reads?: ReadRouter | undefined;
+  /** Where pages are read (the primary, or a standby current enough). */
+  reads: ReadRouter;
+  /** Open while the primary does not answer: the feed then answers SPEC's 500 at once. */
+  breaker: PrimaryBreaker;
 }
 
-export function loadsRoutes({ pool, clock, maxPageSize, gate, metrics, reads = new ReadRouter(pool, [], { metrics }) }: LoadsRouteOptions): ServerRoute[] {
+export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker }: LoadsRouteOptions): ServerRoute[] {
   const counts = new CountCache();
   const turns = concurrencyGate(gate);
   return [
@@ -36,9 +37,10 @@ export function loadsRoutes({ pool, clock, maxPageSize, gate, metrics, reads = n
       path: LIST_LOADS_PATH,
       options: {
         auth: AUTH_SCHEME,
-        // Authentication reads the database too, so the turn is taken before it.
+        // Authentication reads the database too, so the turn is taken before it; while the primary is
+        // known to be down, no turn is taken and the answer is SPEC's 500 at once.
         ext: {
-          onPreAuth: { method: turns.onPreAuth },
+          onPreAuth: [{ method: breaker.refuseWhileOpen }, { method: turns.onPreAuth }],
           onPostAuth: { method: rateLimitStep() },
           onPreResponse: { method: turns.onPreResponse },
         },

@@ -1,0 +1,32 @@
+// The settings' documentation is made from their declaration: the README's table is the generated one,
+// and `start --help` lists every setting with its default and bounds.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { configurationTable, settingsHelp, TABLE_MARKERS, withConfigurationTable } from '../../src/config/docs.js';
+import { SETTINGS } from '../../src/config/settings.js';
+
+const README = new URL('../../README.md', import.meta.url);
+
+describe('the configuration documentation', () => {
+  it("server/README.md's table is the one generated from the settings (npm run docs:config -w @loadfeed/server rewrites it)", () => {
+    const readme = readFileSync(README, 'utf8');
+    expect(readme).toContain(`${TABLE_MARKERS.begin}\n${configurationTable()}\n${TABLE_MARKERS.end}`);
+    expect(withConfigurationTable(readme)).toBe(readme);
+  });
+
+  it('the table and the help name every setting once, with its default', () => {
+    const table = configurationTable();
+    const help = settingsHelp();
+    for (const setting of Object.values(SETTINGS)) {
+      expect(table.split('\n').filter((row) => row.startsWith(`| \`${setting.env}\` |`))).toHaveLength(1);
+      expect(help.split('\n').filter((line) => line.startsWith(`  ${setting.env} (default `))).toHaveLength(1);
+    }
+  });
+
+  it('a table edited by hand is put back', () => {
+    const readme = readFileSync(README, 'utf8');
+    const edited = readme.replace('| `PORT` | `3000` |', '| `PORT` | `8080` |');
+    expect(edited).not.toBe(readme);
+    expect(withConfigurationTable(edited)).toBe(readme);
+  });
+});
