@@ -1,5 +1,5 @@
 // A baseline that does our server's work without its framework: bare node:http, and per request the
-// same statements as ours (auth/admission.ts's one round trip for the key, the rate-limit count and the
+// same statements as ours (admission/admit-request.ts's one round trip for the key, the rate-limit count and the
 // settled horizon; then loads/list.ts's page, with its count kept the same way). What is left between the
 // two is hapi, validation, logging and the rest of what a product server does around its statements.
 import type { ServerResponse } from 'node:http';
