@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, standbyOptionsOf } from '../src/config.js';
+import { SETTINGS } from '../src/config/settings.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -181,5 +183,33 @@ describe('configuration from the environment', () => {
   it('refuses a page size of 0 and a fractional rate limit', () => {
     expect(problemsOf({ MAX_PAGE_SIZE: '0' })).toHaveLength(1);
     expect(problemsOf({ RATE_LIMIT_PER_MINUTE: '2.5' })).toHaveLength(1);
+  });
+
+  it('reads every whole number within the bounds the documentation gives a setting, and refuses one outside them naming the variable', () => {
+    // The bounds as the README's table and --help state them: "0-65535", or "a whole number, at least 1".
+    const wholeNumbers = Object.entries(SETTINGS).flatMap(([key, setting]) => {
+      const range = /^(\d+)-(\d+)$/.exec(setting.accepts);
+      const atLeast = /^a whole number, at least (\d+)$/.exec(setting.accepts);
+      if (range) return [{ key, env: setting.env, min: Number(range[1]), max: Number(range[2]) }];
+      if (atLeast) return [{ key, env: setting.env, min: Number(atLeast[1]), max: Number.MAX_SAFE_INTEGER }];
+      return [];
+    });
+    expect(wholeNumbers.map((setting) => setting.env)).toEqual(expect.arrayContaining(['PORT', 'RATE_LIMIT_PER_MINUTE', 'DB_REPLICA_POOL_SIZE', 'DB_CHECK_TIMEOUT_MS']));
+    const aSetting = fc.constantFrom(...wholeNumbers);
+    fc.assert(
+      fc.property(aSetting, fc.integer({ min: 0, max: 1e9 }), (setting, offset) => {
+        const within = setting.min + (offset % (setting.max - setting.min + 1));
+        expect(loadConfig({ [setting.env]: String(within) }, '/srv')).toMatchObject({ [setting.key]: within });
+      }),
+    );
+    fc.assert(
+      fc.property(aSetting, fc.integer({ min: 1, max: 1e6 }), fc.boolean(), (setting, by, below) => {
+        if (!below && setting.max === Number.MAX_SAFE_INTEGER) return;
+        const outside = below ? setting.min - by : setting.max + by;
+        const problems = problemsOf({ [setting.env]: String(outside) });
+        expect(problems).toHaveLength(1);
+        expect(problems[0]).toMatch(new RegExp(`^${setting.env} must be a whole number .*\\(got ${outside}\\)$`));
+      }),
+    );
   });
 });
