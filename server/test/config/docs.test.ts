@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configurationTable, settingsHelp, TABLE_MARKERS, withConfigurationTable } from '../../src/config/docs.js';
 import { SETTINGS } from '../../src/config/settings.js';
+import { runCli } from '../cli/run-cli.js';
 
 const README = new URL('../../README.md', import.meta.url);
 
@@ -28,5 +29,14 @@ describe('the configuration documentation', () => {
     const edited = readme.replace('| `PORT` | `3000` |', '| `PORT` | `8080` |');
     expect(edited).not.toBe(readme);
     expect(withConfigurationTable(edited)).toBe(readme);
+  });
+
+  it('`loadfeed-server start --help` lists the settings as generated, a bad value of any of them stopping the start by its name', async () => {
+    const { code, stdout } = await runCli(['start', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain(settingsHelp());
+    const bad = await runCli(['migrate'], { env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x', DB_REPLICA_RETRY_MS: 'soon' } });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('loadfeed-server: invalid configuration: DB_REPLICA_RETRY_MS must be a whole number from 10 to 600000 (got soon)\n');
   });
 });
