@@ -3,7 +3,7 @@
 // horizon covers, and faults of either database reach no client except as SPEC's 500.
 import type pg from 'pg';
 import { checkResponse } from '@loadfeed/spec/validate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrimary, type Primary, type Standby } from '../../topology/src/postgres.js';
 import { createPool } from '../../src/db/pool.js';
 import { databaseName, ReadRouter } from '../../src/db/routing.js';
@@ -170,12 +170,20 @@ describe('page reads on a streaming standby', () => {
 });
 
 describe('the check every second', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs one check at a time, so a slow one is never overtaken by a newer one that it would overwrite', async () => {
+    // A fake clock: 3.6 s of checks pass at once instead of being waited out.
+    vi.useFakeTimers();
     let underWay = 0;
     let most = 0;
+    let checks = 0;
     // A primary whose every answer takes longer than the second between checks.
     const slowPrimary = {
       query: async () => {
+        checks += 1;
         underWay += 1;
         most = Math.max(most, underWay);
         await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -185,8 +193,10 @@ describe('the check every second', () => {
     } as unknown as pg.Pool;
     const router = new ReadRouter(slowPrimary, []);
     router.start();
-    await new Promise((resolve) => setTimeout(resolve, 3_600));
+    await vi.advanceTimersByTimeAsync(3_600);
     await router.stop();
+    // Checks at 0 s and 2 s; the ticks at 1 s and 3 s found one under way and let it be.
+    expect(checks).toBe(2);
     expect(most).toBe(1);
     expect(router.primaryUnreachable()).toBe(false);
   });
