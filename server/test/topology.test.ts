@@ -90,10 +90,13 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
 
     await until('the copy reads pages on the standby while the writer writes', async () => writes >= 5 && (await standbyReads()) > standbyReadsBefore);
     await topology.standby.pauseReplay();
-    const skipsBefore = await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' });
-    // Each instance checks its standby every second: a check sees it behind the primary's WAL, and the
-    // copy's reads of changed pages skip it.
-    await until('the checks see the paused standby behind, and reads skip it', async () => (await summed(topology, 'loadfeed_standby_replay_lag_bytes')) > 0 && (await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' })) > skipsBefore);
+    const [lagAtPause, skipsAtPause, writesAtPause] = [await summed(topology, 'loadfeed_standby_replay_lag_bytes'), await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' }), writes];
+    // Each instance checks its standby every second: a check after the pause sees it further behind the
+    // primary's WAL, while the copy's reads of the changed pages skip it.
+    await until('the checks see the paused standby further behind, and reads skip it', async () =>
+      writes >= writesAtPause + 5 &&
+      (await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' })) >= skipsAtPause + 3 &&
+      (await summed(topology, 'loadfeed_standby_replay_lag_bytes')) > lagAtPause);
     const lagWhilePaused = await summed(topology, 'loadfeed_standby_replay_lag_bytes');
     await topology.standby.resumeReplay();
     const standbyReadsResumed = await standbyReads();
