@@ -3,7 +3,7 @@ import { LOAD_FIELDS, LOAD_STATUSES, type LoadField } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
-import { nextDatabaseMillisecond } from '../support/database-clock.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 
 // A page is its loads' JSON as load_json makes it when the page is read (migrations/0015). It must follow
 // every write, by the importer or by any SQL writer, and carry the stamp the updatedAt rule gave the row;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
-import { nextDatabaseMillisecond } from '../support/database-clock.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 import { feedCopy, truthOf, type FeedCopy } from '../support/feed-copy.js';
 
 // DECISIONS.md, "Loads in the reference server": a client that polls with updatedSince = the largest

@@ -13,7 +13,7 @@ import { importLoads } from '../../src/loads/import.js';
 import type { LoadInput } from '@loadfeed/spec';
 import { createLogger } from '../../src/logging.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
-import { nextDatabaseMillisecond } from './database-clock.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 
 export interface TestClock {
   (): Date;

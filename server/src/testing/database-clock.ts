@@ -1,6 +1,7 @@
 // Stamps and the settled horizon are milliseconds of the database's clock (migrations/0006): a row stamped
 // in the current millisecond is past the horizon, and a second write in it could carry the same stamp,
-// until that clock moves on. Tests wait for exactly that, asking the database, instead of sleeping.
+// until that clock moves on. The test server's importLoads and the server's own tests wait for exactly
+// that, asking the database, instead of sleeping.
 import type pg from 'pg';
 
 type Queryable = Pick<pg.Pool | pg.Client, 'query'>;
