@@ -1,45 +1,16 @@
 // More requests than the database can take at once: what the server cannot take is answered at once
 // with a 503, SPEC §7's error body and Retry-After, instead of waiting in the pool for a slow 500.
-import type { Server, ServerInjectResponse } from '@hapi/hapi';
+import type { ServerInjectResponse } from '@hapi/hapi';
 import { checkErrorBody } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from './support/app.js';
+import { arrivals, nextResponse } from './support/arrivals.js';
 import { startProxy, type CuttableProxy } from './support/proxy.js';
 
 interface Timed {
   response: ServerInjectResponse;
   ms: number;
-}
-
-/**
- * Counts the requests `server` takes from now on; `arrived(n)` resolves once the n-th holds a turn or
- * waits in the queue. From hapi's onRequest to the route's admission (its onPreAuth) a request takes
- * promise steps only, no I/O, so one macrotask after its onRequest it is at its turn or in the queue.
- */
-function arrivals(server: Server): (count: number) => Promise<void> {
-  let taken = 0;
-  let waiters: { count: number; resolve: () => void }[] = [];
-  server.ext('onRequest', (_request, h) => {
-    taken += 1;
-    for (const waiter of waiters.filter(({ count }) => taken >= count)) setImmediate(waiter.resolve);
-    waiters = waiters.filter(({ count }) => taken < count);
-    return h.continue;
-  });
-  return (count) => (taken >= count ? new Promise((resolve) => setImmediate(resolve)) : new Promise((resolve) => waiters.push({ count, resolve: () => resolve() })));
-}
-
-/** Resolves with the next response `server` finishes with `status` (hapi's 'response' event). */
-function nextResponse(server: Server, status: number): Promise<void> {
-  return new Promise((resolve) => {
-    const listener = (request: { response: unknown }) => {
-      const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
-      if ((response?.statusCode ?? response?.output?.statusCode) !== status) return;
-      server.events.removeListener('response', listener);
-      resolve();
-    };
-    server.events.on('response', listener);
-  });
 }
 
 describe('overload', () => {
