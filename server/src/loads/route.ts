@@ -67,8 +67,9 @@ export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker 
         auth: false,
         // The body of a request that gets a 405 is never read, so that no payload error can pre-empt it.
         payload: { output: 'stream', parse: false },
-        handler() {
-          throw Boom.methodNotAllowed('Method not allowed; this path answers GET only', undefined, ['GET']);
+        // The body's text is errors.ts's, the same as the listener's for a CONNECT.
+        handler(request) {
+          throw Boom.methodNotAllowed(request.method.toUpperCase(), undefined, ['GET']);
         },
       },
     },
