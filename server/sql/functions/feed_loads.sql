@@ -6,6 +6,7 @@
 
 -- A customer's loads as the feed serves them (SPEC §1, §3): inside the 12-month window, matching the
 -- filters given (NULL: no filter), and settled (stamped at or before the horizon, feed_settled_through).
+-- The previous release's instances call it with these eleven arguments.
 CREATE OR REPLACE FUNCTION feed_loads(
   p_customer_id bigint,
   p_window_start timestamptz,
@@ -31,4 +32,12 @@ CREATE OR REPLACE FUNCTION feed_loads(
      AND (p_po_number IS NULL OR l.po_number = p_po_number)
      AND (p_billing_ref_number IS NULL OR l.billing_ref_number = p_billing_ref_number)
      AND l.updated_at <= p_settled_through
+$$;
+
+-- The same, for a query given as one value (src/loads/list-statements.ts). PostgreSQL plans a statement
+-- with its parameters' values: it inlines both functions, and reads each field of the value as the
+-- constant it is, so the plan is the one the call with separate arguments gets.
+CREATE OR REPLACE FUNCTION feed_loads(q feed_query) RETURNS SETOF loads LANGUAGE sql STABLE AS $$
+  SELECT * FROM feed_loads(q.customer_id, q.window_start, q.updated_since, q.statuses, q.pickup_from, q.pickup_to,
+                           q.delivery_from, q.delivery_to, q.po_number, q.billing_ref_number, q.settled_through)
 $$;

@@ -50,21 +50,37 @@ export interface PageStatement {
   values: unknown[];
 }
 
-/** The feed's parameters, $1 to $11 (list-statements.ts); COUNT_SQL takes these alone. */
+/**
+ * The feed's parameters: $1, the feed's query as a feed_query value (sql/types/feed_query.sql) in
+ * PostgreSQL's text form of a row; COUNT_SQL takes it alone.
+ */
 export function feedParameters({ customerId, windowStart, settledThrough }: FeedScope, filters: LoadFilters): unknown[] {
+  const statuses = filters.statuses ? `{${filters.statuses.map(quotedField).join(',')}}` : null;
   return [
-    customerId,
-    windowStart.toISOString(),
-    filters.updatedSince ?? null,
-    filters.statuses ?? null,
-    filters.pickupFrom ?? null,
-    filters.pickupTo ?? null,
-    filters.deliveryFrom ?? null,
-    filters.deliveryTo ?? null,
-    filters.poNumber ?? null,
-    filters.billingRefNumber ?? null,
-    settledThrough,
+    rowLiteral([
+      customerId,
+      windowStart.toISOString(),
+      filters.updatedSince ?? null,
+      statuses,
+      filters.pickupFrom ?? null,
+      filters.pickupTo ?? null,
+      filters.deliveryFrom ?? null,
+      filters.deliveryTo ?? null,
+      filters.poNumber ?? null,
+      filters.billingRefNumber ?? null,
+      settledThrough,
+    ]),
   ];
+}
+
+/** A field of a row or array literal, double-quoted with its quotes and backslashes escaped. */
+function quotedField(value: string): string {
+  return `"${value.replace(/["\\]/g, (character) => `\\${character}`)}"`;
+}
+
+/** A row value in PostgreSQL's text form: (a,b,...), nothing between commas for NULL. */
+function rowLiteral(fields: (string | null)[]): string {
+  return `(${fields.map((field) => (field === null ? '' : quotedField(field))).join(',')})`;
 }
 
 /**
