@@ -1,14 +1,17 @@
--- The feed versions (0004, 0006), now moved at commit by a deferred row trigger instead of statement
--- triggers: logical replication's apply worker fires row triggers but never statement triggers, so a
--- replicated change would otherwise leave the count cache and the standby check on an old version.
--- Lock order: a writer locks loads rows in its own order while it writes, and customer_feed_versions
--- rows only at commit, after its last write, in ascending customer id; so a writer never waits for a
--- version row while it can still wait for a load, and writers of one or many customers cannot deadlock
--- over version rows. One bump per customer and commit: the first event of the commit bumps every
--- customer the transaction announced (a writer of every customer bumps every customer), with a latest
--- stamp read after its last write (an upper bound of its stamps, all the count cache needs); the other
--- events find their customer and stamp covered and return. An event not covered (writes after a
--- `SET CONSTRAINTS ... IMMEDIATE` that fired earlier events) bumps again.
+-- A counter per customer that moves with every write to the customer's loads, in the writing transaction,
+-- whoever writes, with the latest stamp the customer's loads carry: a count kept at a feed version is
+-- exact while the version stays (src/loads/count-cache.ts), and a standby that shows the version holds the
+-- page (feed_settled_state). Moved at commit by a deferred row trigger, not statement triggers: logical
+-- replication's apply worker fires row triggers but never statement triggers, so a replicated change would
+-- otherwise leave the count cache and the standby check on an old version. Lock order: a writer locks
+-- loads rows in its own order while it writes, and customer_feed_versions rows only at commit, after its
+-- last write, in ascending customer id; so a writer never waits for a version row while it can still wait
+-- for a load, and writers of one or many customers cannot deadlock over version rows. One bump per
+-- customer and commit: the first event of the commit bumps every customer the transaction announced (a
+-- writer of every customer bumps every customer), with a latest stamp read after its last write (an upper
+-- bound of its stamps, all the count cache needs); the other events find their customer and stamp covered
+-- and return. An event not covered (writes after a `SET CONSTRAINTS ... IMMEDIATE` that fired earlier
+-- events) bumps again.
 CREATE OR REPLACE FUNCTION bump_feed_versions() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   bumped_through timestamptz := nullif(current_setting('loadfeed.feed_versions_bumped_through', true), '')::timestamptz;

@@ -1,7 +1,9 @@
--- The customer's settled horizon (0006): one millisecond before the earliest of the reading's clock and
--- the first stamp of every writer of the customer or of every customer still in flight at the reading.
--- Slot 0 (the start-up probe's customer 0, src/db/settled-feed-check.ts) always reads pg_locks itself: the
--- probe asks right after announcing a writer, and must see it.
+-- The customer's settled horizon: every change to its loads stamped at or before the returned instant is
+-- committed or rolled back (feed_writer_lock_key.sql says how writers announce themselves). One
+-- millisecond before the earliest of the reading's clock and the first stamp of every writer of the
+-- customer or of every customer still in flight at the reading. Slot 0 (the start-up probe's customer 0,
+-- src/db/settled-feed-check.ts) always reads pg_locks itself: the probe asks right after announcing a
+-- writer, and must see it.
 CREATE OR REPLACE FUNCTION feed_settled_through(p_customer_id bigint) RETURNS timestamptz
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE

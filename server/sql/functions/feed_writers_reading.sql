@@ -30,7 +30,7 @@ BEGIN
       RETURN last;
     END IF;
   END IF;
-  -- The clock first, then the locks (0006).
+  -- The clock first, then the locks: a writer this misses stamps after the clock reading.
   started := clock_timestamp();
   reading.only_row := true;
   reading.read_at := date_trunc('milliseconds', started);

@@ -30,7 +30,8 @@ DECLARE
   needed integer;
   bucket timestamptz;
 BEGIN
-  -- A lost count lets a key make a few more requests after a crash: not worth waiting for the flush (0005).
+  -- A lost count lets a key make a few more requests after a crash: not worth waiting for the flush
+  -- (it made the count cost ten times more: 4 ms against 0.4 ms median).
   PERFORM set_config('synchronous_commit', 'off', true);
   SELECT w.stamps, w.stamp_counts INTO window_stamps, window_counts FROM rate_limit_windows AS w WHERE w.key_id = p_key_id FOR NO KEY UPDATE;
   IF NOT FOUND THEN
