@@ -1,5 +1,6 @@
 // What a database's schema is, as text to compare: every function's definition, trigger (with its
-// enabled state), index, type, column, constraint and comment of the public schema.
+// enabled state), index, type (a table's row type is its columns'), column, constraint and comment of the
+// public schema.
 import type pg from 'pg';
 
 const CATALOG_SQL = {
@@ -20,6 +21,7 @@ SELECT t.typname AS key,
                                         FROM pg_attribute AS a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped), '') AS definition
   FROM pg_type AS t
  WHERE t.typnamespace = 'public'::regnamespace AND t.typtype IN ('e', 'c', 'd') AND t.typname NOT LIKE '\\_%'
+   AND (t.typrelid = 0 OR (SELECT c.relkind FROM pg_class AS c WHERE c.oid = t.typrelid) = 'c')
  ORDER BY 1`,
   columns: `
 SELECT c.relname || '.' || a.attname AS key,
