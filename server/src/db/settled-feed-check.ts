@@ -1,4 +1,4 @@
-// The start-up check of the settled feed (migrations/0006_settled-feed.sql, 0012): the server serves a
+// The start-up check of the settled feed (sql/functions/feed_settled_through.sql, sql/triggers/): the server serves a
 // row only below a horizon it computes from the writers' locks in pg_locks, and only the loads triggers
 // stamp, announce and count every writer's changes, so a server that cannot see the locks, or whose
 // triggers are missing, disabled or not ALWAYS (`pg_restore --disable-triggers` leaves them in the default

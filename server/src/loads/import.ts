@@ -3,7 +3,7 @@
 // statement upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input.
 // Nothing is written if any row is bad (unless the caller skips bad rows), and nothing of an import is
 // visible until all of it is, even when it is killed part-way. Each row is stamped when it is written,
-// and the settled feed (migrations/0006) holds the customer's feed back while the upsert runs instead of
+// and the settled feed (sql/functions/announce_feed_writer.sql) holds the customer's feed back while the upsert runs instead of
 // letting a change slip behind clients' cursors. A row whose values did not change is not written at
 // all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer too.
 //

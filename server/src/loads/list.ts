@@ -8,7 +8,7 @@
 //   the end (the feed index scanned backward, skipping only the rows after the page) and put back in
 //   ascending order: the deepest page skips nothing instead of the whole feed.
 // - Only settled rows are read: those stamped at or before the customer's settled horizon
-//   (migrations/0006_settled-feed.sql), which the caller fixes in a statement of its own before any of
+//   (sql/functions/feed_settled_through.sql), which the caller fixes in a statement of its own before any of
 //   these statements takes its snapshot. The page, its count and hasMore all come from that set.
 // Statements are unnamed, so PostgreSQL plans each with its values, folds the absent filters away and
 // proves that the window cutoff implies the feed index's predicate.
