@@ -1,16 +1,17 @@
-// Importing loads (the CLI's `import`, the test server's importLoads), streamed: each row is checked
-// once, as it is read, and copied (COPY) into a staging table of the import's own transaction; then one
-// statement upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input.
-// Nothing is written if any row is bad (unless the caller skips bad rows), and nothing of an import is
-// visible until all of it is, even when it is killed part-way. Each row is stamped when it is written,
-// and the settled feed (sql/functions/announce_feed_writer.sql) holds the customer's feed back while the upsert runs instead of
-// letting a change slip behind clients' cursors. A row whose values did not change is not written at
-// all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer too.
+// Importing loads (the CLI's `import`, the test server's importLoads), streamed: each row is checked once,
+// as it is read, and copied (COPY) into a staging table of the import's own transaction; then one statement
+// upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input. Nothing is
+// written if any row is bad (unless the caller skips bad rows), and nothing of an import is visible until
+// all of it is, even when it is killed part-way. Each row is stamped when it is written, and the settled
+// feed (sql/functions/announce_feed_writer.sql) holds the customer's feed back while the upsert runs
+// instead of letting a change slip behind clients' cursors. A row whose values did not change is not
+// written at all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer
+// too.
 //
-// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory
-// lock of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in
-// opposite orders and deadlock (an import read from stdin could not be retried). Their reading, checking
-// and staging still run side by side; the rows keep the input's order (their ids and stamps follow it).
+// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory lock
+// of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in opposite
+// orders and deadlock (an import read from stdin could not be retried). Their reading, checking and staging
+// still run side by side; the rows keep the input's order (their ids and stamps follow it).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
