@@ -1,4 +1,4 @@
--- What a standby needs to serve a page exactly as the primary would (src/db/routing.ts): the customer's
+-- What a standby needs to serve a page exactly as the primary would (src/db/current-enough.ts): the customer's
 -- feed version, read on the primary after its settled horizon. Every change to a customer's loads bumps
 -- its feed version in the writing transaction, under the version row's lock (bump_feed_versions), so versions grow in
 -- the order the customer's writers commit. A writer whose changes the horizon covers has committed

@@ -2,7 +2,7 @@
 // functions (sql/functions/feed_loads.sql, feed_state.sql), which PostgreSQL inlines into these
 // statements; so is each load's JSON (load_json), made for the page's rows only, after the skip. Every
 // statement returns the feed version and latest stamp read in its own snapshot (count-cache.ts,
-// db/routing.ts), and a page statement the page's loads as one JSON array.
+// db/current-enough.ts), and a page statement the page's loads as one JSON array.
 //
 // $1 is the feed's query (the type feed_query: customer, window start, filters, settled horizon; see
 // feedParameters in list.ts); each statement reads the feed once, from feed_loads($1), and the customer's
