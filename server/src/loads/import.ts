@@ -19,7 +19,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
 import { withTransaction } from '../db/pool.js';
 import { WRITABLE_LOAD_FIELDS } from './columns.js';
-import { COPY_SQL, DROP_REPEATED_SQL, REPEATED_SQL, STAGING_SQL, UPSERT_SQL } from './import-statements.js';
+import { COPY_SQL, DROP_REPEATED_SQL, IMPORT_LOCK_CLASS, REPEATED_SQL, STAGING_SQL, TAKE_TURN_SQL, UNBOUNDED_SQL, UPSERT_SQL } from './import-sql.js';
 import { checkLoadInput, type LoadRecord } from './load-input.js';
 
 /** A read row of the input (a line of an NDJSON file), numbered for messages. */
@@ -61,32 +61,24 @@ export class ImportRejectedError extends OperatorError {
   }
 }
 
-/**
- * The first key of the advisory lock one customer's imports take turns with (the second: a hash of the
- * customer id). A lock with two int4 keys is apart from every bigint-keyed one (pg_locks.objsubid 2, not
- * 1), the settled feed's included, so holding it never holds a feed back. 0x4C464D49: "LFMI".
- */
-const IMPORT_LOCK_CLASS = 0x4c464d49;
-
-const TAKE_TURN_SQL = `SELECT pg_advisory_xact_lock($1::int, hashint8($2::bigint))`;
-
-// An import is one statement of any length that may wait for the import before it: the bounds a role
-// sets for the API's short statements (README: PgBouncer) do not fit it, so it lifts them for itself.
-const UNBOUNDED_SQL = `SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`;
-
 /** How much COPY text is gathered before it is sent: few messages, little memory. */
 const COPY_CHUNK_CHARACTERS = 64 * 1024;
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** Whether a value holds one of them: one test for nearly every value, which holds none. */
+const COPY_SPECIAL = /[\\\n\r\t]/;
+const COPY_SPECIALS = /[\\\n\r\t]/g;
 
 /** A value in COPY's text format: \N for null, and the four characters the format gives meaning escaped. */
 function copyValue(value: string | null): string {
   if (value === null) return '\\N';
-  return value.replace(/[\\\n\r\t]/g, (character) => COPY_ESCAPES[character]!);
+  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (character) => COPY_ESCAPES[character]!) : value;
 }
 
 function copyRow(line: number, record: LoadRecord): string {
-  return `${line}\t${WRITABLE_LOAD_FIELDS.map((field) => copyValue(record[field])).join('\t')}\n`;
+  let text = String(line);
+  for (const field of WRITABLE_LOAD_FIELDS) text += `\t${copyValue(record[field])}`;
+  return `${text}\n`;
 }
 
 /** The good rows of `lines` as COPY text; each bad line's problems go to `problems` as they are found. */

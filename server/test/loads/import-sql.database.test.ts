@@ -4,7 +4,7 @@
 // written, and the upsert writes every field and counts a change of any one of them as a change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnOf, sqlTypeOf, WRITABLE_LOAD_FIELDS, type WritableLoadField } from '../../src/loads/columns.js';
-import { STAGING_SQL } from '../../src/loads/import-statements.js';
+import { STAGING_SQL } from '../../src/loads/import-sql.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
 
