@@ -21,7 +21,7 @@ const PACKAGES = ['@loadfeed/spec', '@loadfeed/sdk', '@loadfeed/server', '@loadf
 const MUST_CARRY: Record<(typeof PACKAGES)[number], string[]> = {
   '@loadfeed/spec': ['README.md', 'SPEC.md', 'DECISIONS.md', 'openapi.yaml', 'generated/schema.d.ts', 'dist/index.js', 'dist/index.d.ts'],
   '@loadfeed/sdk': ['README.md', 'bin/loadfeed.js', 'dist/index.js', 'dist/index.d.ts', 'dist/mock/index.js', 'dist/cli/main.js'],
-  '@loadfeed/server': ['README.md', 'bin/loadfeed-server.js', 'dist/index.js', 'dist/cli/main.js', 'dist/testing/index.js', 'migrations/0001_customers-and-api-keys.sql'],
+  '@loadfeed/server': ['README.md', 'bin/loadfeed-server.js', 'dist/index.js', 'dist/cli/main.js', 'dist/testing/index.js', 'migrations/0001_customers-and-api-keys.sql', 'sql/order.txt', 'sql/functions/admit_request.sql'],
   '@loadfeed/conformance': ['README.md', 'bin/loadfeed-conformance.js', 'dist/playwright.config.js', 'dist/src/cli.js'],
 };
 
