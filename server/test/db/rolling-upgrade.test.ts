@@ -28,7 +28,7 @@ SELECT l.load_number, l.po_number, to_char(l.updated_at AT TIME ZONE 'UTC', 'YYY
   FROM feed_loads($1::bigint, now() - interval '12 months', $2::timestamptz, NULL, NULL, NULL, NULL, NULL, NULL, NULL, $3::timestamptz) AS l
  ORDER BY l.updated_at, l.id`;
 
-describe("a rolling upgrade to this release's migrations (0012, 0014, 0015)", () => {
+describe("a rolling upgrade to this release's migrations (0012, 0014, 0015, 0016)", () => {
   const database = useTestDatabase();
   let pool: pg.Pool;
   let keyHash: Buffer;
@@ -59,7 +59,7 @@ describe("a rolling upgrade to this release's migrations (0012, 0014, 0015)", ()
     await pool?.end();
   });
 
-  it('keeps serving the previous release its requests, settled, while 0012 and 0015 wait for an old writer and after it', async () => {
+  it('keeps serving the previous release its requests, settled, while 0012 to 0016 apply (0012 and 0015 waiting for an old writer) and after it', async () => {
     expect((await pool.query(`SELECT count(*)::int AS n FROM pgmigrations`)).rows[0].n).toBe(PREVIOUS_RELEASE_MIGRATIONS);
     // A zero-overlap copy kept by the previous release's requests.
     const copy = new Map<string, string | null>();
@@ -96,7 +96,7 @@ describe("a rolling upgrade to this release's migrations (0012, 0014, 0015)", ()
     }
     await writerEnds;
     await writer.end();
-    expect(await migrating).toEqual(['0012_settled-feed-for-every-writer', '0014_rate-window-on-the-database-clock', '0015_page-json-built-per-page']);
+    expect(await migrating).toEqual(['0012_settled-feed-for-every-writer', '0014_rate-window-on-the-database-clock', '0015_page-json-built-per-page', '0016_cheaper-admission']);
     // Page reads were never queued behind the migration's wait for the old writer.
     expect(migrationLatencies.length).toBeGreaterThan(10);
     expect(Math.max(...migrationLatencies)).toBeLessThan(WRITER_HOLDS_MS / 2);
