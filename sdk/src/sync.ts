@@ -279,7 +279,7 @@ type Run = ReturnType<typeof createRun>;
  * keys where a check fails: so the rows of one instant are not read again at every page.
  */
 async function walkByKey(run: Run, from: string | undefined): Promise<void> {
-  const guard = repeatGuard();
+  let guard = repeatGuard();
   const plan = stretchPlan();
   let since = from;
   let seenAtSince = new Set<string>();
@@ -303,7 +303,9 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
     if (mayStretchFrom(page, plan, MAX_PAGE_NUMBER)) {
       const end = await readStretch(run, plan, guard, since, seenAtSince, page);
       if (end.done) return;
+      // The walk goes back to the last page that passed, so its next page may well bring rows it just had.
       ({ since, seen: seenAtSince } = end);
+      guard = repeatGuard();
       continue;
     }
     plan.keyPageWalked();
