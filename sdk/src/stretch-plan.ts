@@ -14,6 +14,20 @@ export const STRETCH_POLICY = {
   keyPagesAfterFailure: (failuresInRow: number) => 2 ** Math.min(failuresInRow, 10),
 } as const;
 
+/**
+ * Whether reading `rest` rows by page number (one check first, one per `stretch` pages, and the `tie` rows
+ * at the anchor read again) takes fewer requests than the key walk, which reads a page's tie again on every
+ * page: with distinct updatedAt values only past about pageSize² rows; with ties of tens of rows at 100 a
+ * page, almost always.
+ */
+export function stretchPays(rest: number, tie: number, pageSize: number, stretch: number): boolean {
+  const pages = Math.ceil((rest + tie) / pageSize);
+  const byNumber = 1 + pages + Math.floor(Math.max(0, pages - 1) / stretch);
+  // A tie that fills a page is a group the key walk reads from its end: a count and a page more at least.
+  const byKey = tie >= pageSize - 1 ? Math.ceil(rest / pageSize) + 2 : Math.ceil(rest / (pageSize - tie));
+  return byNumber < byKey;
+}
+
 export interface StretchPlan {
   /** Whether the next step may read by page number (false: one step of the key walk). */
   mayStretch(): boolean;

@@ -10,7 +10,7 @@ import type { WaitEvent } from './transport.js';
 import { memoryCursorStore, type CursorStore } from './cursor-store.js';
 import { NoProgressError } from './errors.js';
 import { checkOptions, must, type Schema } from './options.js';
-import { mayStretchFrom, readStretch, stateAfter } from './stretch.js';
+import { mayStretchAfter, readStretch, stateAfter } from './stretch.js';
 import { stretchPlan } from './stretch-plan.js';
 
 /** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
@@ -300,8 +300,9 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
     run.setAhead(page.totalCount - rows.length);
     await run.deliver(fresh, last);
     if (!page.hasMore) return;
-    if (mayStretchFrom(page, plan, MAX_PAGE_NUMBER)) {
-      const end = await readStretch(run, plan, guard, since, seenAtSince, page);
+    if (mayStretchAfter(page, plan, MAX_PAGE_NUMBER)) {
+      const start = stateAfter(rows);
+      const end = await readStretch(run, plan, guard, start, page.totalCount - rows.length + start.seen.size, page.pageSize);
       if (end.done) return;
       // The walk goes back to the last page that passed, so its next page may well bring rows it just had.
       ({ since, seen: seenAtSince } = end);
