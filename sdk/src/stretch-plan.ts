@@ -24,7 +24,7 @@ export function stretchPays(rest: number, tie: number, pageSize: number, stretch
   const pages = Math.ceil((rest + tie) / pageSize);
   const byNumber = 1 + pages + Math.floor(Math.max(0, pages - 1) / stretch);
   // A tie that fills a page is a group the key walk reads from its end: a count and a page more at least.
-  const byKey = tie >= pageSize - 1 ? Math.ceil(rest / pageSize) + 2 : Math.ceil(rest / (pageSize - tie));
+  const byKey = tie >= pageSize ? Math.ceil(rest / pageSize) + 2 : Math.ceil(rest / (pageSize - tie));
   return byNumber < byKey;
 }
 

@@ -126,10 +126,10 @@ describe('syncLoads against the reference server', () => {
       logger: { onWait: ({ delayMs }) => void waits.push(delayMs), onRetry: ({ reason }) => void retries.push(reason) },
     });
     const copy = createCopy();
-    // Two a page, read by number from one anchor and checked every two pages (the server's feed is
-    // settled): 16 rows take 8 pages and 3 checks, 11 requests.
+    // Two a page (the server's feed is settled): page 1, then a check and the other 15 rows by page number
+    // from its last row, 8 pages, checked every two pages (3 checks): 13 requests.
     const summary = await syncLoads({ client, upsert: copy.upsert, pageSize: 2 });
-    expect(statuses).toHaveLength(11);
+    expect(statuses).toHaveLength(13);
     expect(statuses).toEqual(statuses.map(() => 200));
     expect(retries).toEqual([]);
     expect(summary).toMatchObject({ rows: 16, requests: statuses.length, retryWaitMs: 0 });
