@@ -18,14 +18,15 @@ export const STRETCH_POLICY = {
  * Whether reading `rest` rows by page number (one check first, one per `stretch` pages, and the `tie` rows
  * at the anchor read again) takes fewer requests than the key walk, which reads a page's tie again on every
  * page: with distinct updatedAt values only past about pageSize² rows; with ties of tens of rows at 100 a
- * page, almost always.
+ * page, almost always; with a tie that fills the page, always.
  */
 export function stretchPays(rest: number, tie: number, pageSize: number, stretch: number): boolean {
+  // A tie that fills a page is a group the key walk reads from its last page down, with a count and a page
+  // past its end: always dearer than page numbers, which read through it.
+  if (tie >= pageSize) return true;
   const pages = Math.ceil((rest + tie) / pageSize);
   const byNumber = 1 + pages + Math.floor(Math.max(0, pages - 1) / stretch);
-  // A tie that fills a page is a group the key walk reads from its end: a count and a page more at least.
-  const byKey = tie >= pageSize ? Math.ceil(rest / pageSize) + 2 : Math.ceil(rest / (pageSize - tie));
-  return byNumber < byKey;
+  return byNumber < Math.ceil(rest / (pageSize - tie));
 }
 
 export interface StretchPlan {

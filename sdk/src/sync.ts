@@ -302,7 +302,8 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
     if (!page.hasMore) return;
     if (mayStretchAfter(page, plan, MAX_PAGE_NUMBER)) {
       const start = stateAfter(rows);
-      const end = await readStretch(run, plan, guard, start, page.totalCount - rows.length + start.seen.size, page.pageSize);
+      // Its own guard: where the whole page is one instant, the stretch's page 1 is this page again.
+      const end = await readStretch(run, plan, repeatGuard(), start, page.totalCount - rows.length + start.seen.size, page.pageSize);
       if (end.done) return;
       // The walk goes back to the last page that passed, so its next page may well bring rows it just had.
       ({ since, seen: seenAtSince } = end);
