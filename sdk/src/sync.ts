@@ -1,6 +1,7 @@
 // syncLoads: keeps a copy of the customer's loads in step with the API, one page at a time, saving the
 // cursor only after each page's upsert has resolved. The default strategy walks by key, not by page
-// number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost").
+// number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost"); on a
+// feed that says it is settled it reads on by page number between checks that nothing moved (stretch.ts).
 import { DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING, RATE_WINDOW_MS } from '@loadfeed/spec';
 import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js';
 import type { Clock } from './clock.js';
