@@ -19,7 +19,7 @@
 import type { LoadRow, Page } from './client.js';
 import { NoProgressError } from './errors.js';
 import { settledThroughOf } from './settled-through.js';
-import { stretchPays, type StretchPlan } from './stretch-plan.js';
+import { STRETCH_POLICY, stretchPays, type StretchPlan } from './stretch-plan.js';
 
 /** What a stretch needs of the sync's run. */
 export interface StretchRun {
@@ -54,7 +54,8 @@ export function mayStretchAfter(page: Page, plan: StretchPlan, maxPageNumber: nu
   if (!page.hasMore || page.data.length === 0 || !plan.mayStretch() || settledThroughOf(page) === undefined) return false;
   const tie = stateAfter(page.data).seen.size;
   const rest = page.totalCount - page.data.length;
-  return rest + tie <= maxPageNumber && stretchPays(rest, tie, page.pageSize, plan.stretchPages(page.pageSize));
+  // Priced at the longest stretch: a shorter one after a failed check is a trial that grows while checks pass.
+  return rest + tie <= maxPageNumber && stretchPays(rest, tie, page.pageSize, STRETCH_POLICY.longestStretch(page.pageSize));
 }
 
 type Verdict = 'passed' | 'moved' | 'contradicted';
