@@ -48,6 +48,31 @@ describe('page-number stretches', () => {
     expect(summary.requests).toBeLessThanOrEqual(Math.floor(1.05 * (Math.ceil(3_000 / 99) + 1)));
   });
 
+  it('a customer whose loads change before every request pays a bounded number of requests over the key walk', async () => {
+    const requestsWith = async (settledThroughHeader: boolean) => {
+      const setup = mockSetup({ mock: { rateLimitPerMinute: 1_000_000, settledThroughHeader } });
+      await feed(setup, 3_000, 37, []);
+      let edit = 0;
+      // Before every request an update moves a row past the first page (so the count from a stretch's anchor
+      // stays, and a stretch sees it only at a check): every check fails.
+      setup.mock.beforeRequest(() => {
+        edit += 1;
+        const loads = setup.mock.loads();
+        const moved = loads[100 + ((edit * 37) % (loads.length - 100))]!;
+        setup.mock.upsert([{ ...loadInput(0), ...moved, miles: `${3_000 + edit}.5` }]);
+      });
+      const copy = createCopy();
+      const summary = await syncLoads({ client: setup.client, upsert: copy.upsert, pageSize: 100, overlapMs: 0 });
+      expect(copy.differences(setup.mock.loads())).toEqual([]);
+      return summary.requests;
+    };
+    const keyWalk = await requestsWith(false);
+    const stretched = await requestsWith(true);
+    // One failed stretch (here the whole feed, 30 pages and a check), then a check and two pages a try, the
+    // tries after 2, 4, 8… pages by key.
+    expect(stretched).toBeLessThanOrEqual(keyWalk + 31 + 3 * Math.ceil(Math.log2(keyWalk)));
+  });
+
   const eventArbitrary = fc.record({
     /** Applied just before this request (1-based) is answered. */
     beforeRequest: fc.integer({ min: 2, max: 60 }),
