@@ -173,7 +173,8 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
     if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
     // The mock's writes are visible the moment they happen and each is stamped after the latest and at or
     // after the clock, so everything up to the later of the latest stamp and a millisecond ago is settled.
-    const settled: Record<string, string> = options.settledThroughHeader === false ? {} : { [RESPONSE_HEADERS.feedSettledThrough]: new Date(Math.max(dataset.latestStamp, serverNow() - 1)).toISOString() };
+    const settledThrough = new Date(Math.max(dataset.latestStamp, serverNow() - 1)).toISOString();
+    const settled: Record<string, string> = options.settledThroughHeader === false ? {} : { [RESPONSE_HEADERS.feedSettledThrough]: settledThrough };
     return respond(200, page(parsed.query), { ...decision.headers, ...settled });
   }
 
