@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
-import { admitRequest } from '../../dist/auth/admission.js';
+import { admitRequest } from '../../dist/admission/admit-request.js';
 import { LAST_USED_RESOLUTION_MS } from '../../dist/auth/credentials.js';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { addCustomer } from '../../dist/customers/customers.js';
