@@ -7,16 +7,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { exitCodeHelp } from '@loadfeed/spec/cli';
 import { EXIT_CODE } from './completeness.js';
 import { ExchangeLog } from './evidence.js';
 import { ENV, exchangeLogPath, readOptions, UsageError, type KitOptions } from './options.js';
 
-const EXIT_CODES_HELP = `Exit codes (every report of the run says the same):
-  ${EXIT_CODE.passed}  passed: every required check ran and passed
-  ${EXIT_CODE.failed}  failed: a required check failed
-  ${EXIT_CODE.unusable}  not tested: bad usage, an unreachable deployment, a wrong base URL, a refused key,
-     or an error before any check ran
-  ${EXIT_CODE.incomplete}  incomplete: nothing failed, but required checks could not run (the summary says why)`;
+const EXIT_CODES_HELP = exitCodeHelp('loadfeed-conformance', 'Exit codes (every report of the run says the same):');
 
 const USAGE = `usage: loadfeed-conformance --base-url <url> [--second-key <key>] [--revoked-key <key>]
                             [--report-dir <dir>] [--grep <pattern>] [--no-exhaust]

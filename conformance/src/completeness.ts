@@ -1,5 +1,6 @@
 // Whether a run checked what SPEC.md requires. A required check that could not run leaves the run
 // incomplete, never passed: the summary says what it lacked and what would let it run. Policy as data.
+import { exitCodesOf } from '@loadfeed/spec/cli';
 import type { Outcome } from './outcome.js';
 
 /** What a skipped check lacked; `need` in src/kit.ts records it on the check. */
@@ -22,8 +23,8 @@ export const MISSING_ANNOTATION = 'missing';
 /** `unusable`: the run could not test the deployment at all (refused key, wrong base URL, an error before any check). */
 export type RunResult = 'passed' | 'failed' | 'incomplete' | 'unusable';
 
-/** The bin's exit codes, the same in every report: what --help and README.md list. */
-export const EXIT_CODE: Record<RunResult, number> = { passed: 0, failed: 1, unusable: 2, incomplete: 3 };
+/** The bin's exit codes, the same in every report: the kit's rows of @loadfeed/spec/cli's EXIT_CODE_TABLE, which --help and README.md list. */
+export const EXIT_CODE: Record<RunResult, number> = exitCodesOf('loadfeed-conformance');
 
 export const RESULT_LINE: Record<RunResult, string> = {
   passed: 'every required check ran and passed',

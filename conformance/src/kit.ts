@@ -175,6 +175,15 @@ type CheckBody = (fixtures: { kit: Kit }, testInfo: TestInfo) => Promise<void>;
  * Playwright locates a test at the caller of `test()`, which would be this file for every check. While it
  * declares the check, its stack capture starts one frame further out, so each check is located at the
  * line of its spec file that declares it (in the HTML, JUnit and JSON reports alike).
+ *
+ * Why a global is patched, for the length of one synchronous call: Playwright (1.65) takes the location
+ * from `Error.captureStackTrace` with a stack two frames deep, the caller of `test()` being the second,
+ * and has no option to give a location instead (TestCase's `location` is set from that capture alone).
+ * Any helper between a spec file and `test()` is that caller. The one way without the patch is for every
+ * spec file to call `test()` itself, with the title, tags, annotations and the warning's wrapper that
+ * `defineCheck` makes repeated at each of the 57 checks, which is the duplication this helper exists to
+ * prevent. The patch is restored in `finally`, runs while the spec file is loaded (never while a check
+ * runs), and touches no stack of anything else: nothing else runs during the synchronous `declare()`.
  */
 function atDeclaringLine(declare: () => void): void {
   const capture = Error.captureStackTrace;

@@ -1,5 +1,6 @@
 import type { TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import { exitCodeHelp, exitCodeMarkdown } from '@loadfeed/spec/cli';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,10 +44,13 @@ describe('exit code 2: bad usage or a deployment the kit cannot use, with a one-
     expect(oneLine(run.stderr)).toMatch(/frobnicate/);
   });
 
-  it('--help lists the exit codes', async () => {
+  it('--help lists the exit codes, and README.md shows them, as the kit\'s rows of the one table give them', async () => {
     const run = await runCli(['--help'], {});
     expect(run.exitCode).toBe(0);
-    for (const code of ['0  passed', '1  failed', '2  not tested', '3  incomplete']) expect(run.stdout).toContain(code);
+    for (const code of ['0    passed', '1    failed', '2    not tested', '3    incomplete']) expect(run.stdout).toContain(code);
+    expect(run.stdout).toContain(`${exitCodeHelp('loadfeed-conformance', 'Exit codes (every report of the run says the same):')}\n`);
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\n${exitCodeMarkdown('loadfeed-conformance')}\n\n`);
   });
 
   it("when the second key is the API key itself, not another customer's", async () => {

@@ -13,9 +13,5 @@ $$;
 
 -- Down Migration
 
-CREATE OR REPLACE FUNCTION feed_state(p_customer_id bigint)
-RETURNS TABLE (feed_version text, latest_updated_at timestamptz) LANGUAGE sql STABLE AS $$
-  SELECT coalesce(max(v.version), 0)::text, max(v.latest_updated_at)
-    FROM customer_feed_versions AS v
-   WHERE v.customer_id = p_customer_id
-$$;
+-- Not reversed in place: today's functions and triggers are server/sql's (sql/README.md), and what this replaced is in git history.
+DO $$ BEGIN RAISE EXCEPTION 'migration 0011 is not reversible: restore the backup taken before the upgrade'; END $$;

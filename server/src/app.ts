@@ -5,13 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import Boom from '@hapi/boom';
 import Hapi from '@hapi/hapi';
-import { LIST_LOADS_PATH, RESPONSE_HEADERS } from '@loadfeed/spec';
+import { RESPONSE_HEADERS } from '@loadfeed/spec';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { keyAdmission } from './admission/admit-request.js';
 import { registerAuthScheme } from './auth/scheme.js';
-import type { Config } from './config.js';
+import { standbyOptionsOf, type Config } from './config.js';
+import { DatabaseCheck } from './db/database-check.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
-import { ReadRouter } from './db/routing.js';
+import { PrimaryBreaker } from './db/primary-breaker.js';
+import { ReadRouter } from './db/read-router.js';
+import { Standbys } from './db/standbys.js';
 import type { Clock } from './clock.js';
 import { checkSettledFeed, watchFeedTriggers } from './db/settled-feed-check.js';
 import { apiReferenceRoutes } from './docs/routes.js';
@@ -75,41 +79,44 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     server.events.on('response', (request) => metrics.recordResponse(request));
   }
   answerMalformedRequests(server, logger);
-  registerAuthScheme(server, { pool, defaultRateLimit: config.rateLimitPerMinute });
+  registerAuthScheme(server, { lookUp: keyAdmission(pool, config.rateLimitPerMinute) });
   server.ext('onCredentials', (request, h) => {
     const credentials = request.auth.credentials?.app;
     if (credentials) bindCustomer(request, credentials.customerCode);
     return h.continue;
   });
 
-  // Pages are read on the standbys when they are current enough (db/routing.ts); their pools live as long as the server.
-  const reads = new ReadRouter(pool, config.databaseReplicaUrls, {
+  // Pages are read on the standbys when they are current enough (db/read-router.ts); their pools live as
+  // long as the server. The check every interval moves the primary's breaker, which the feed's route
+  // consults first (db/primary-breaker.ts), and tells /readyz which databases answer.
+  const standbys = new Standbys(config.databaseReplicaUrls, standbyOptionsOf(config), { metrics, logger });
+  const breaker = new PrimaryBreaker(logger);
+  const check = new DatabaseCheck(pool, standbys, breaker, {
+    everyMs: config.dbCheckIntervalMs,
+    timeoutMs: config.dbCheckTimeoutMs,
     primaryUrl: config.databaseUrl,
-    statementTimeoutMs: config.dbStatementTimeoutMs,
-    standbyNames: config.databaseReplicaNames,
     metrics,
     logger,
   });
-  server.ext('onPostStart', () => reads.start());
-  server.ext('onPostStop', () => reads.stop());
-  // While the primary is known to be down, the feed answers SPEC's 500 at once (db/routing.ts).
-  server.ext('onPreAuth', (request, h) => {
-    if (request.route.path === LIST_LOADS_PATH && request.route.method === 'get' && reads.primaryUnreachable()) throw Boom.internal('the primary database does not answer');
-    return h.continue;
+  const reads = new ReadRouter(pool, standbys, { metrics });
+  server.ext('onPostStart', () => check.start());
+  server.ext('onPostStop', async () => {
+    await check.stop();
+    await standbys.close();
   });
 
   server.route([
     ...loadsRoutes({
-      pool,
       clock,
       maxPageSize: config.maxPageSize,
-      admission: { concurrency: config.dbPoolSize, maxQueued: config.maxQueuedRequests, maxWaitMs: config.maxQueueWaitMs },
+      gate: { concurrency: config.dbPoolSize, maxQueued: config.maxQueuedRequests, maxWaitMs: config.maxQueueWaitMs },
       metrics,
       reads,
+      breaker,
     }),
     openApiRoute(),
     ...apiReferenceRoutes(),
-    ...healthRoutes(reads, watchFeedTriggers(pool)),
+    ...healthRoutes(check, watchFeedTriggers(pool)),
   ]);
 
   // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is

@@ -1,5 +1,7 @@
-// Every error a client can get, as SPEC §7's error body, decided in this one place. Errors are raised as
-// Boom where they are found; here each becomes `{ error, details? }` with the headers its status needs.
+// Every error a client can get, as SPEC §7's error body, decided in this one place: the routes' errors
+// (through hapi) and the refusals of requests that never reach a route (malformed-requests.ts) alike.
+// Errors are raised as Boom where they are found; here each becomes `{ error, details? }` with the
+// headers its status needs.
 // A 5xx never shows what went wrong inside (app.ts logs its cause, with the request id); a 401 is the
 // same whatever its cause; a 503 says when to come back.
 import type { Boom } from '@hapi/boom';
@@ -15,6 +17,8 @@ export interface ErrorResponse {
 const MESSAGES: Record<number, string> = {
   401: 'A valid API key is required: send Authorization: Bearer <key>',
   404: 'Not found',
+  // Whatever refused the method (the loads route, or a CONNECT the listener refuses): one text.
+  405: 'Method not allowed; this server answers GET only',
   500: 'Internal server error',
   503: 'The server is busy; retry after the number of seconds in Retry-After',
 };

@@ -8,50 +8,32 @@
 // that follows a request still being answered on the same connection (pipelining) waits for that
 // response, so that it is not lost.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Boom from '@hapi/boom';
 import type { Server } from '@hapi/hapi';
 import { RESPONSE_HEADERS, type ErrorBody, type ValidationErrorBody } from '@loadfeed/spec';
 import type { Logger } from 'pino';
+import { errorResponse } from './errors.js';
 
 interface Refusal {
   status: number;
   reason: string;
   body: ErrorBody | ValidationErrorBody;
-  headers?: Record<string, string>;
+  headers: Record<string, string>;
 }
 
-const HEADERS_TOO_LARGE: Refusal = {
-  status: 431,
-  reason: 'Request Header Fields Too Large',
-  body: { error: 'The request line and headers are too large (more than 16 KiB together); shorten the URL or the headers' },
-};
+/** A refusal's status, body and headers, made by errors.ts as for every other error. */
+function refusal(error: Boom.Boom): Refusal {
+  const { status, body, headers } = errorResponse(error);
+  return { status, reason: STATUS_CODES[status] ?? '', body, headers };
+}
 
-const HEADERS_TOO_SLOW: Refusal = {
-  status: 408,
-  reason: 'Request Timeout',
-  body: { error: 'The request headers did not arrive in time' },
-};
-
-const NOT_HTTP: Refusal = {
-  status: 400,
-  reason: 'Bad Request',
-  body: { error: 'Malformed HTTP request', details: ['the request could not be parsed as HTTP/1.1'] },
-};
-
-const EXPECTATION: Refusal = {
-  status: 417,
-  reason: 'Expectation Failed',
-  body: { error: 'Expectation failed; this server meets only Expect: 100-continue' },
-};
-
-const CONNECT: Refusal = {
-  status: 405,
-  reason: 'Method Not Allowed',
-  body: { error: 'Method not allowed; this server answers GET only' },
-  headers: { Allow: 'GET' },
-};
+const HEADERS_TOO_LARGE = refusal(new Boom.Boom('The request line and headers are too large (more than 16 KiB together); shorten the URL or the headers', { statusCode: 431 }));
+const HEADERS_TOO_SLOW = refusal(Boom.clientTimeout('The request headers did not arrive in time'));
+const NOT_HTTP = refusal(Boom.badRequest('Malformed HTTP request', { details: ['the request could not be parsed as HTTP/1.1'] }));
+const EXPECTATION = refusal(Boom.expectationFailed('Expectation failed; this server meets only Expect: 100-continue'));
+const CONNECT = refusal(Boom.methodNotAllowed('CONNECT', undefined, ['GET']));
 
 function refusalOf(code: string | undefined): Refusal {
   if (code === 'HPE_HEADER_OVERFLOW') return HEADERS_TOO_LARGE;
@@ -59,7 +41,7 @@ function refusalOf(code: string | undefined): Refusal {
   return NOT_HTTP;
 }
 
-function rawResponse({ status, reason, body, headers = {} }: Refusal, requestId: string): string {
+function rawResponse({ status, reason, body, headers }: Refusal, requestId: string): string {
   const json = JSON.stringify(body);
   return [
     `HTTP/1.1 ${status} ${reason}`,

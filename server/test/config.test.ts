@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, standbyOptionsOf } from '../src/config.js';
+import { SETTINGS } from '../src/config/settings.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -34,7 +36,47 @@ describe('configuration from the environment', () => {
       maxQueuedRequests: 500,
       maxQueueWaitMs: 2_000,
       headersTimeoutMs: 20_000,
+      dbReplicaPoolSize: 10,
+      dbReplicaStatementTimeoutMs: 2_000,
+      dbReplicaConnectTimeoutMs: 1_000,
+      dbReplicaRetryMs: 1_000,
+      dbCheckIntervalMs: 1_000,
+      dbCheckTimeoutMs: 2_000,
     });
+  });
+
+  it("reads the standbys' bounds and the check's; a standby's pool is the primary's size unless given", () => {
+    expect(loadConfig({ DB_POOL_SIZE: '25' }, '/srv')).toMatchObject({ dbPoolSize: 25, dbReplicaPoolSize: 25 });
+    expect(
+      loadConfig(
+        {
+          DB_POOL_SIZE: '25',
+          DB_REPLICA_POOL_SIZE: '40',
+          DB_REPLICA_STATEMENT_TIMEOUT_MS: '1500',
+          DB_REPLICA_CONNECT_TIMEOUT_MS: '300',
+          DB_REPLICA_RETRY_MS: '5000',
+          DB_CHECK_INTERVAL_MS: '250',
+          DB_CHECK_TIMEOUT_MS: '750',
+        },
+        '/srv',
+      ),
+    ).toMatchObject({
+      dbReplicaPoolSize: 40,
+      dbReplicaStatementTimeoutMs: 1_500,
+      dbReplicaConnectTimeoutMs: 300,
+      dbReplicaRetryMs: 5_000,
+      dbCheckIntervalMs: 250,
+      dbCheckTimeoutMs: 750,
+    });
+    expect(problemsOf({ DB_REPLICA_POOL_SIZE: '0', DB_CHECK_INTERVAL_MS: 'often' })).toEqual([
+      'DB_REPLICA_POOL_SIZE must be a whole number from 1 to 1000 (got 0)',
+      'DB_CHECK_INTERVAL_MS must be a whole number from 100 to 600000 (got often)',
+    ]);
+  });
+
+  it("gives a standby's sessions the shorter of the two statement timeouts", () => {
+    expect(standbyOptionsOf(loadConfig({}, '/srv'))).toEqual({ max: 10, statementTimeoutMs: 2_000, connectTimeoutMs: 1_000, retryMs: 1_000, names: undefined });
+    expect(standbyOptionsOf(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '300' }, '/srv'))).toMatchObject({ statementTimeoutMs: 300 });
   });
 
   it('reads every variable', () => {
@@ -141,5 +183,33 @@ describe('configuration from the environment', () => {
   it('refuses a page size of 0 and a fractional rate limit', () => {
     expect(problemsOf({ MAX_PAGE_SIZE: '0' })).toHaveLength(1);
     expect(problemsOf({ RATE_LIMIT_PER_MINUTE: '2.5' })).toHaveLength(1);
+  });
+
+  it('reads every whole number within the bounds the documentation gives a setting, and refuses one outside them naming the variable', () => {
+    // The bounds as the README's table and --help state them: "0-65535", or "a whole number, at least 1".
+    const wholeNumbers = Object.entries(SETTINGS).flatMap(([key, setting]) => {
+      const range = /^(\d+)-(\d+)$/.exec(setting.accepts);
+      const atLeast = /^a whole number, at least (\d+)$/.exec(setting.accepts);
+      if (range) return [{ key, env: setting.env, min: Number(range[1]), max: Number(range[2]) }];
+      if (atLeast) return [{ key, env: setting.env, min: Number(atLeast[1]), max: Number.MAX_SAFE_INTEGER }];
+      return [];
+    });
+    expect(wholeNumbers.map((setting) => setting.env)).toEqual(expect.arrayContaining(['PORT', 'RATE_LIMIT_PER_MINUTE', 'DB_REPLICA_POOL_SIZE', 'DB_CHECK_TIMEOUT_MS']));
+    const aSetting = fc.constantFrom(...wholeNumbers);
+    fc.assert(
+      fc.property(aSetting, fc.integer({ min: 0, max: 1e9 }), (setting, offset) => {
+        const within = setting.min + (offset % (setting.max - setting.min + 1));
+        expect(loadConfig({ [setting.env]: String(within) }, '/srv')).toMatchObject({ [setting.key]: within });
+      }),
+    );
+    fc.assert(
+      fc.property(aSetting, fc.integer({ min: 1, max: 1e6 }), fc.boolean(), (setting, by, below) => {
+        if (!below && setting.max === Number.MAX_SAFE_INTEGER) return;
+        const outside = below ? setting.min - by : setting.max + by;
+        const problems = problemsOf({ [setting.env]: String(outside) });
+        expect(problems).toHaveLength(1);
+        expect(problems[0]).toMatch(new RegExp(`^${setting.env} must be a whole number .*\\(got ${outside}\\)$`));
+      }),
+    );
   });
 });

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from './support/app.js';
+import { arrivals } from './support/arrivals.js';
 
 interface Backend {
   pid: number;
@@ -58,13 +59,14 @@ describe('a client that disconnects', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE loads IN ACCESS EXCLUSIVE MODE');
+      const arrived = arrivals(app.server);
       const leaving = new AbortController();
       const left = fetch(`${baseUrl}/api/v1/loads`, { headers: { authorization: `Bearer ${key}` }, signal: leaving.signal }).catch(() => 'aborted');
       // Running, and held up by the lock.
       const [held] = await until(() => pageStatements(observer), (rows) => rows.length === 1 && rows[0]!.waiting);
       // The next request waits for the one turn.
       const next = fetch(`${baseUrl}/api/v1/loads`, { headers: { authorization: `Bearer ${key}` } });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await arrived(2);
       expect((await pageStatements(observer)).map((row) => row.pid)).toEqual([held!.pid]);
 
       leaving.abort();

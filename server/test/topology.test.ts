@@ -23,7 +23,13 @@ async function summed(topology: Topology, name: string, labels: Record<string, s
   return total;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves once `condition` holds, asked again every `everyMs`; throws, saying `what`, if it does not within `withinMs`. */
+async function until(what: string, condition: () => Promise<boolean> | boolean, { everyMs = 100, withinMs = 30_000 } = {}): Promise<void> {
+  for (const started = Date.now(); !(await condition()); ) {
+    if (Date.now() - started > withinMs) throw new Error(`not within ${withinMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
 
 /** The oldest shared reading of the feed's writers a request may reuse (migration 0012, feed_writers_reading). */
 const SHARED_READING_MAX_AGE_MS = 1_000;
@@ -55,9 +61,14 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
       if (response.status === 200) horizons.push(headers['x-feed-settled-through']!);
       return { statusCode: response.status, payload: await response.text(), headers };
     });
-    const standbyReadsBefore = await summed(topology, 'loadfeed_page_reads_total', { database: `127.0.0.1:${topology.bouncer.port}/loadfeed_standby` });
+    const standbyReads = () => summed(topology, 'loadfeed_page_reads_total', { database: `127.0.0.1:${topology.bouncer.port}/loadfeed_standby` });
+    const standbyReadsBefore = await standbyReads();
 
+    // The writer writes once per poll of the reader, so that the copy's walk always has changes to catch.
     let writing = true;
+    let writes = 0;
+    let polled = () => {};
+    const nextPoll = () => new Promise<void>((resolve) => (polled = resolve));
     const writer = (async () => {
       for (let write = 0; writing && write < 2_000; write += 1) {
         const loads = [
@@ -65,20 +76,32 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
           ...(write >= 3 ? [{ loadNumber: `W${write - 3}`, status: 'Covered' as const, scheduledPickupDate: new Date().toISOString(), poNumber: `changed-${write}` }] : []),
         ];
         await importLoads(pool, 'demo', loads.map((value, index) => ({ line: index + 1, value })));
-        await sleep(20);
+        writes += 1;
+        await nextPoll();
       }
     })();
     const reader = (async () => {
-      while (writing) await copy.poll();
+      while (writing) {
+        await copy.poll();
+        polled();
+      }
+      polled();
     })();
 
-    await sleep(1_500);
+    await until('the copy reads pages on the standby while the writer writes', async () => writes >= 5 && (await standbyReads()) > standbyReadsBefore);
     await topology.standby.pauseReplay();
-    await sleep(2_500);
-    // Each instance checks its standby every second: the last check saw it behind the primary's WAL.
+    const [lagAtPause, skipsAtPause, writesAtPause] = [await summed(topology, 'loadfeed_standby_replay_lag_bytes'), await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' }), writes];
+    // Each instance checks its standby every second: a check after the pause sees it further behind the
+    // primary's WAL, while the copy's reads of the changed pages skip it.
+    await until('the checks see the paused standby further behind, and reads skip it', async () =>
+      writes >= writesAtPause + 5 &&
+      (await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' })) >= skipsAtPause + 3 &&
+      (await summed(topology, 'loadfeed_standby_replay_lag_bytes')) > lagAtPause);
     const lagWhilePaused = await summed(topology, 'loadfeed_standby_replay_lag_bytes');
     await topology.standby.resumeReplay();
-    await sleep(1_500);
+    const standbyReadsResumed = await standbyReads();
+    const writesResumed = writes;
+    await until('the copy reads pages on the resumed standby while the writer writes', async () => writes >= writesResumed + 5 && (await standbyReads()) > standbyReadsResumed);
     writing = false;
     await Promise.all([writer, reader]);
 
@@ -94,17 +117,13 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
       return latest - Date.parse(horizon);
     });
     expect(Math.max(...stepsBack)).toBeLessThanOrEqual(SHARED_READING_MAX_AGE_MS);
-    expect(await summed(topology, 'loadfeed_page_reads_total', { database: `127.0.0.1:${topology.bouncer.port}/loadfeed_standby` })).toBeGreaterThan(standbyReadsBefore);
+    expect(await standbyReads()).toBeGreaterThan(standbyReadsBefore);
     expect(await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' })).toBeGreaterThan(0);
     expect(await summed(topology, 'loadfeed_http_requests_total', { route: '/api/v1/loads', status: '500' })).toBe(0);
     expect(lagWhilePaused).toBeGreaterThan(0);
     // Caught up, the next checks say so.
     await topology.standby.caughtUp();
-    let lagCaughtUp = Number.NaN;
-    for (const started = Date.now(); lagCaughtUp !== 0 && Date.now() - started < 10_000; await sleep(250)) {
-      lagCaughtUp = await summed(topology, 'loadfeed_standby_replay_lag_bytes');
-    }
-    expect(lagCaughtUp).toBe(0);
+    await until('the checks see the standby caught up', async () => (await summed(topology, 'loadfeed_standby_replay_lag_bytes')) === 0, { everyMs: 250, withinMs: 10_000 });
     expect(await summed(topology, 'loadfeed_database_up')).toBe(2 * 2);
   });
 
@@ -142,11 +161,7 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
   it('the primary down: once its check fails (within seconds), SPEC\'s 500 at once through HAProxy; back, the service recovers by itself', async () => {
     await topology.primary.stop();
     try {
-      for (let attempt = 0; attempt < 100; attempt += 1) {
-        const ready = await fetch(`${topology.instances[0]!.baseUrl}/readyz`);
-        if (ready.status === 503) break;
-        await sleep(100);
-      }
+      await until('the first instance\'s check finds the primary down', async () => (await fetch(`${topology.instances[0]!.baseUrl}/readyz`)).status === 503, { withinMs: 10_000 });
       for (let request = 0; request < 3; request += 1) {
         const started = Date.now();
         const response = await get('pageSize=1');
@@ -157,12 +172,7 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
     } finally {
       await topology.primary.start();
     }
-    let status = 0;
-    for (let attempt = 0; attempt < 150 && status !== 200; attempt += 1) {
-      status = (await get('pageSize=1')).status;
-      if (status !== 200) await sleep(100);
-    }
-    expect(status).toBe(200);
+    await until('the service serves again', async () => (await get('pageSize=1')).status === 200, { withinMs: 15_000 });
   });
 });
 

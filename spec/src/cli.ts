@@ -3,15 +3,14 @@
 // line and table printers. They live in the contract's package because it is the one package both command
 // lines already depend on; a package of their own would cost a build, a version and a release, more than
 // the duplication it saves. The main entry does not import this file, so a program that uses only the
-// contract never loads it, and it adds no dependency: node:util is all it needs.
+// contract never loads it, and it adds no dependency: node:util and node:os are all it needs.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { exitCodesOf } from './exit-codes.js';
 
-/** The exit codes both command lines give, as policy in one place. */
-export const EXIT_CODES = {
-  ok: 0,
-  failure: 1,
-  usage: 2,
-} as const;
+export * from './exit-codes.js';
+
+/** The exit codes both command lines give (the customer's `loadfeed` adds its own): EXIT_CODE_TABLE's. */
+export const EXIT_CODES = exitCodesOf('loadfeed-server');
 
 /** A failure the user can act on: one line on stderr, exit code 1. */
 export class CliError extends Error {

@@ -1,4 +1,5 @@
 import type { Load } from '@loadfeed/spec';
+import { TEST_PAGE_SIZE_MAX } from '../../src/dataset.js';
 import type { Exchange } from '../../src/evidence.js';
 import { need, pageOf, required, verify, type Kit } from '../../src/kit.js';
 import { isoAt, list, time } from '../../src/rows.js';
@@ -33,7 +34,7 @@ async function middleRange(kit: Kit, field: DateField): Promise<{ from: number; 
 }
 
 function rangeQuery([fromParameter, toParameter]: readonly [string, string], from: number, to: number) {
-  return { [fromParameter]: isoAt(from), [toParameter]: isoAt(to), pageSize: 100 };
+  return { [fromParameter]: isoAt(from), [toParameter]: isoAt(to), pageSize: TEST_PAGE_SIZE_MAX };
 }
 
 /** Asks for the middle half of the dates seen: every row must lie inside, and none seen inside be left out. */
@@ -86,7 +87,7 @@ required('filters combine with AND: every row satisfies status and the pickup ra
   const pivot = sample.rows.find((row) => time(row.scheduledPickupDate) !== undefined);
   need(pivot !== undefined, 'the key sees no row with a pickup date', 'rows');
   const from = time(pivot.scheduledPickupDate)!;
-  const exchange = await kit.list('primary', { status: [pivot.status], pickupFrom: isoAt(from), pageSize: 100 });
+  const exchange = await kit.list('primary', { status: [pivot.status], pickupFrom: isoAt(from), pageSize: TEST_PAGE_SIZE_MAX });
   const page = pageOf(exchange);
   const wrong = page.data.filter((row) => row.status !== pivot.status || (time(row.scheduledPickupDate) ?? -Infinity) < from);
   verify(wrong.length === 0 && page.data.some((row) => row.loadNumber === pivot.loadNumber), 'a combined filter is not an AND', {

@@ -1,4 +1,5 @@
 import { LOAD_STATUSES, type LoadStatus } from '@loadfeed/spec';
+import { TEST_PAGE_SIZE_MAX } from '../../src/dataset.js';
 import { need, pageOf, required, verify, type Kit } from '../../src/kit.js';
 import { byFrequency, list } from '../../src/rows.js';
 
@@ -12,7 +13,7 @@ async function twoStatuses(kit: Kit): Promise<[LoadStatus, LoadStatus]> {
 
 required('a status filter returns only rows with that status', '§4', async ({ kit }) => {
   const [status] = await twoStatuses(kit);
-  const exchange = await kit.list('primary', { status: [status], pageSize: 100 });
+  const exchange = await kit.list('primary', { status: [status], pageSize: TEST_PAGE_SIZE_MAX });
   const page = pageOf(exchange);
   const others = page.data.filter((row) => row.status !== status);
   verify(others.length === 0 && page.totalCount > 0, `status=${status} returns other statuses or nothing`, {
@@ -33,9 +34,9 @@ required('a status filter returns only rows with that status', '§4', async ({ k
 
 required('several status values are OR-combined: the count for A or B is the count for A plus the count for B', '§4', async ({ kit }) => {
   const [a, b] = await twoStatuses(kit);
-  const onlyA = await kit.list('primary', { status: [a], pageSize: 100 });
-  const onlyB = await kit.list('primary', { status: [b], pageSize: 100 });
-  const either = await kit.list('primary', { status: [a, b], pageSize: 100 });
+  const onlyA = await kit.list('primary', { status: [a], pageSize: TEST_PAGE_SIZE_MAX });
+  const onlyB = await kit.list('primary', { status: [b], pageSize: TEST_PAGE_SIZE_MAX });
+  const either = await kit.list('primary', { status: [a, b], pageSize: TEST_PAGE_SIZE_MAX });
   const [countA, countB, countEither] = [onlyA, onlyB, either].map((exchange) => pageOf(exchange).totalCount);
   verify(countEither === countA! + countB!, `status=${a}&status=${b} is not the union of both`, {
     expected: `totalCount ${countA} + ${countB} = ${countA! + countB!}`,

@@ -1,3 +1,4 @@
+import { TEST_PAGE_SIZE_MAX } from '../../src/dataset.js';
 import { need, pageOf, required, verify, type Kit } from '../../src/kit.js';
 import { byFrequency, list, loadNumbers } from '../../src/rows.js';
 
@@ -27,7 +28,7 @@ for (const field of ['poNumber', 'billingRefNumber'] as const) {
     // A value the other customer also uses is no test of isolation: pick one only the first customer has.
     const value = byFrequency(own.rows, (row) => row[field]).find((candidate) => !theirValues.has(candidate));
     need(value !== undefined, `no ${field} that only the first customer uses`, 'rows');
-    const exchange = await kit.list('second', { [field]: value, pageSize: 100 });
+    const exchange = await kit.list('second', { [field]: value, pageSize: TEST_PAGE_SIZE_MAX });
     const page = pageOf(exchange);
     const ours = new Set(loadNumbers(own.rows));
     const leaked = page.data.filter((row) => ours.has(row.loadNumber));

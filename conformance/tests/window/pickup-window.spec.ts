@@ -1,5 +1,5 @@
 import type { Load } from '@loadfeed/spec';
-import { isPage } from '../../src/dataset.js';
+import { isPage, TEST_PAGE_SIZE_MAX } from '../../src/dataset.js';
 import { need, pageOf, required, verify, warning, type Kit } from '../../src/kit.js';
 import { isoAt, list, time, windowStart } from '../../src/rows.js';
 
@@ -35,7 +35,7 @@ warning('no row without a scheduled pickup date is served', 'DECISIONS: Dates an
 
 required('a pickupFrom far in the past does not widen the 12-month window', '§1, §4', async ({ kit }) => {
   const sample = await kit.sample();
-  const exchange = await kit.list('primary', { pickupFrom: isoAt(Date.now() - 5 * YEAR_MS), pageSize: 100 });
+  const exchange = await kit.list('primary', { pickupFrom: isoAt(Date.now() - 5 * YEAR_MS), pageSize: TEST_PAGE_SIZE_MAX });
   const page = pageOf(exchange);
   verify(page.totalCount === sample.totalCount, 'a pickupFrom five years back returns more rows than no filter', {
     expected: `totalCount ${sample.totalCount}, as without a filter`,

@@ -1,9 +1,9 @@
 // What the `loadfeed` commands share: their shape, strict flag parsing, where the deployment and the key
-// come from, and the exit codes with the failures a command raises on purpose (EXIT_CODE_TABLE). The
-// program-neutral parts come from @loadfeed/spec/cli, which the server's command line uses too.
-import { constants } from 'node:os';
+// come from, and the exit codes with the failures a command raises on purpose (the codes themselves are
+// @loadfeed/spec/cli's EXIT_CODE_TABLE). The program-neutral parts come from @loadfeed/spec/cli, which the
+// server's command line uses too.
 import { API_KEY_PREFIX } from '@loadfeed/spec';
-import { CliError, EXIT_CODES as COMMON_EXIT_CODES, commandLineOf, writeLine, type FlagOptions, type FlagValues } from '@loadfeed/spec/cli';
+import { CliError, commandLineOf, exitCodeHelp, exitCodesOf, writeLine, type FlagOptions, type FlagValues } from '@loadfeed/spec/cli';
 
 export interface CliContext {
   stdout: NodeJS.WritableStream;
@@ -20,34 +20,10 @@ export interface Command {
   run(args: string[], context: CliContext): Promise<void>;
 }
 
-/** The exit codes, as policy in one place: both command lines' own, and the SDK's. */
-export const EXIT_CODES = {
-  ...COMMON_EXIT_CODES,
-  /** The rate limit stopped the command; a sync saved its checkpoint first. Nothing failed: run it again later. */
-  rateLimited: 3,
-  /** `loadfeed verify` found the copy incomplete or different. */
-  copyDiffers: 4,
-  /** 128 + SIGINT, what shells report for a Ctrl-C (a SIGTERM gives 128 + 15). */
-  interrupted: 128 + constants.signals.SIGINT,
-  terminated: 128 + constants.signals.SIGTERM,
-} as const;
+/** `loadfeed`'s exit codes (the command lines' shared ones and its own), from @loadfeed/spec/cli's one table. */
+export const EXIT_CODES = exitCodesOf('loadfeed');
 
-/** What each exit code means, for `--help` and the README (a test holds the README to it). */
-export const EXIT_CODE_TABLE: readonly { code: number; meaning: string }[] = [
-  { code: EXIT_CODES.ok, meaning: 'done: the sync reached the end of the feed; verify: the copy is complete' },
-  {
-    code: EXIT_CODES.failure,
-    meaning: 'failed: the key was refused, the server or the copy failed, the API was unreachable, a response was off the contract (one line says why)',
-  },
-  { code: EXIT_CODES.usage, meaning: 'bad usage: an unknown or missing flag' },
-  { code: EXIT_CODES.rateLimited, meaning: 'stopped by the rate limit with the checkpoint saved: run again later, it resumes from there' },
-  { code: EXIT_CODES.copyDiffers, meaning: 'verify: rows are missing from the copy, differ, or are in it unexplained' },
-  { code: EXIT_CODES.interrupted, meaning: 'stopped by Ctrl-C, cleanly, with the checkpoint saved' },
-  { code: EXIT_CODES.terminated, meaning: 'stopped by SIGTERM (a scheduler), the same clean way' },
-];
-
-export const EXIT_CODE_HELP = `Exit codes:
-${EXIT_CODE_TABLE.map(({ code, meaning }) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}`;
+export const EXIT_CODE_HELP = exitCodeHelp('loadfeed');
 
 /** The rate limit stopped the command and it kept what it had: exit 3, not a failure. */
 export class StoppedByRateLimit extends CliError {

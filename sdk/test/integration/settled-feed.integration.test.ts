@@ -49,7 +49,9 @@ describe('syncLoads with no overlap, against a settled feed', () => {
     const shortWriter = await connect();
     await etl.query('BEGIN');
     await setPo(etl, 'g', 'g-1', 'etl');
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The short write lands in a later millisecond of the database's clock than the ETL's start.
+    const etlStarted = (await etl.query<{ at: string }>('SELECT now()::text AS at')).rows[0]!.at;
+    await expect.poll(async () => (await shortWriter.query<{ later: boolean }>("SELECT date_trunc('milliseconds', clock_timestamp()) > $1::timestamptz AS later", [etlStarted])).rows[0]!.later).toBe(true);
     await setPo(shortWriter, 'a', 'a-1', 'short');
     await expect.poll(async () => (await sync(), copy.get('a-1')?.poNumber), { timeout: 5_000 }).toBe('short');
     await setPo(etl, 'a', 'a-2', 'etl');

@@ -1,18 +1,18 @@
 // `npm run bench:admission -w @loadfeed/server`: what a request's admission (key, rate window, horizon:
 // one round trip) costs the database, the previous release's (migrations up to 0011: a row per counted
-// request, the instance's clock) against this one's (0014: one row per key, the database's clock; with and
-// without 0016's cheaper function bodies), in one run, alternating rounds. Per request: the latency seen by the caller (median, p99) and the CPU of the
+// request, the instance's clock) against this one's (one row per key, the database's clock; the admission's
+// functions as server/sql/ defines them), in one run, alternating rounds. Per request: the latency seen by the caller (median, p99) and the CPU of the
 // PostgreSQL backend that served it (its own /proc counters: other work on the machine is not counted).
 // Not part of `npm test`.
 //
-// Environment: BENCH_DATABASE_URL, else TEST_DATABASE_URL/DATABASE_URL's server (three scratch databases,
+// Environment: BENCH_DATABASE_URL, else TEST_DATABASE_URL/DATABASE_URL's server (two scratch databases,
 // dropped after), BENCH_ADMISSIONS (3000 a round), BENCH_ROUNDS (4), BENCH_RATE_LIMIT (2000000000, as the
 // page benchmark's key; 1000 measures a full exact window).
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
-import { admitRequest } from '../../dist/auth/admission.js';
+import { admitRequest } from '../../dist/admission/admit-request.js';
 import { LAST_USED_RESOLUTION_MS } from '../../dist/auth/credentials.js';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { addCustomer } from '../../dist/customers/customers.js';
@@ -88,11 +88,9 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
 const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('bench:admission needs BENCH_DATABASE_URL, TEST_DATABASE_URL or DATABASE_URL (a PostgreSQL server to make two scratch databases on)');
 const loadAverage = loadavg()[0]!;
-// Three sides: the previous release, this release before migration 0016 (the same admit_request with the
-// function bodies of 0014), and this release.
+// Two sides: the previous release and this one (every migration, then server/sql/'s definitions).
 const sides = [
   await prepareSide(serverUrl, 'loadfeed_admission_before', '0011', true),
-  await prepareSide(serverUrl, 'loadfeed_admission_0015', '0015', false),
   await prepareSide(serverUrl, 'loadfeed_admission_after', '9999', false),
 ];
 try {
@@ -103,14 +101,14 @@ try {
   log('loadfeed admission benchmark: key lookup, rate window and horizon, one round trip, one connection');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
   log(`  ${ROUNDS} alternating rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side; the rows carry over between rounds`);
-  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); 0015: one row per key (0014) with 0014's functions; after: every migration (0016's functions)`);
+  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: this release (one row per key, server/sql/'s admission)`);
   log();
   const widths = [36, 10, 10, 10, 12];
   log(row(['', 'median ms', 'p99 ms', 'DB CPU ms', 'admissions/s'], widths));
   for (const side of sides) {
     results.get(side.name)!.forEach((result, index) => log(row([`${side.name}, round ${index + 1}`, result.medianMs, result.p99Ms, result.cpuMsPerRequest, result.perSecond], widths)));
   }
-  const [before, middle, after] = sides.map((side) => results.get(side.name)!) as [RoundResult[], RoundResult[], RoundResult[]];
+  const [before, after] = sides.map((side) => results.get(side.name)!) as [RoundResult[], RoundResult[]];
   const pick = (rounds: RoundResult[], figure: (result: RoundResult) => number) => median(rounds.map(figure));
   log();
   log('Targets:');
@@ -122,7 +120,6 @@ try {
   ])) {
     log(line);
   }
-  log(`  (0016's own part: database CPU per admission, after / 0015 = ${(pick(after, (r) => r.cpuMsPerRequest) / pick(middle, (r) => r.cpuMsPerRequest)).toFixed(2)}x)`);
 } finally {
   await Promise.all(sides.map((side) => side.pool.end()));
   await dropScratchDatabases(serverUrl, sides.map((side) => side.name));

@@ -3,7 +3,7 @@
 // the feed's horizon), timed one request after another on an idle server, as the median of many.
 import type pg from 'pg';
 import { DEFAULT_RATE_LIMIT } from '@loadfeed/spec';
-import { admitRequest } from '../../dist/auth/admission.js';
+import { admitRequest } from '../../dist/admission/admit-request.js';
 import { isWellFormedKey } from '../../dist/auth/key-format.js';
 
 export interface StepCost {

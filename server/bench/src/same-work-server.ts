@@ -1,10 +1,10 @@
 // A baseline that does our server's work without its framework: bare node:http, and per request the
-// same statements as ours (auth/admission.ts's one round trip for the key, the rate-limit count and the
+// same statements as ours (admission/admit-request.ts's one round trip for the key, the rate-limit count and the
 // settled horizon; then loads/list.ts's page, with its count kept the same way). What is left between the
 // two is hapi, validation, logging and the rest of what a product server does around its statements.
 import type { ServerResponse } from 'node:http';
 import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
-import { admitRequest } from '../../dist/auth/admission.js';
+import { admitRequest } from '../../dist/admission/admit-request.js';
 import { CountCache } from '../../dist/loads/count-cache.js';
 import { listLoads } from '../../dist/loads/list.js';
 import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';

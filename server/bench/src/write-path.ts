@@ -1,8 +1,10 @@
 // `npm run bench:writes -w @loadfeed/server`: what a write of loads costs, in one run, alternating rounds.
 // The same bulk INSERT ... SELECT and UPDATE of 100,000 loads into `loads` and into a bare copy of it
-// (same columns, indexes and constraints; no triggers, no stored JSON), and `loadfeed-server import` of
-// the same 100,000 loads; each on two databases: the release before (migrated to 0014: the stored page
-// JSON of 0010) and this one (0015: page JSON made per page). Not part of `npm test`.
+// (same columns, indexes and constraints but the foreign key to customers, which `LIKE` does not copy; no
+// triggers, no stored JSON), into a second bare copy that keeps that foreign key (its check is a trigger
+// of PostgreSQL's own, ~6 µs a row), and `loadfeed-server import` of the same 100,000 loads; each on two
+// databases: the release before (migrated to 0014: the stored page JSON of 0010) and this one (every
+// migration: page JSON made per page, 0015). Not part of `npm test`.
 //
 // Environment: BENCH_DATABASE_URL, else TEST_DATABASE_URL/DATABASE_URL's server (two scratch databases
 // are made there and dropped after), BENCH_WRITE_ROWS (100000), BENCH_ROUNDS (3).
@@ -79,6 +81,8 @@ interface Timings {
   updateMs: number[];
   bareInsertMs: number[];
   bareUpdateMs: number[];
+  bareFkInsertMs: number[];
+  bareFkUpdateMs: number[];
   importMs: number[];
   bytes: number;
   bareBytes: number;
@@ -93,6 +97,9 @@ async function prepareSide(serverUrl: string, name: string, lastMigration: strin
   // The bare table: the same columns, defaults, constraints and indexes; no trigger, no stored JSON.
   await pool.query('CREATE TABLE loads_bare (LIKE loads INCLUDING ALL)');
   await pool.query('ALTER TABLE loads_bare DROP COLUMN IF EXISTS api_json');
+  // The same with the foreign key to customers that every write of loads checks, trigger or not.
+  await pool.query('CREATE TABLE loads_bare_fk (LIKE loads_bare INCLUDING ALL)');
+  await pool.query('ALTER TABLE loads_bare_fk ADD FOREIGN KEY (customer_id) REFERENCES customers (id)');
   return { name, url: url.toString(), pool, customerId };
 }
 
@@ -123,21 +130,21 @@ async function importFile(url: string, customerCode: string, path: string): Prom
 /** One round on one side: each statement on the bare table and on loads, from empty tables. */
 async function round(side: Side, timings: Timings, folder: string, roundIndex: number): Promise<void> {
   const { pool } = side;
-  await pool.query('TRUNCATE loads, loads_bare');
+  await pool.query('TRUNCATE loads, loads_bare, loads_bare_fk');
   const insert = (table: string) => `INSERT INTO ${table} (${COLUMNS}) SELECT ${COLUMNS} FROM write_bench_source`;
   const update = (table: string) => `UPDATE ${table} SET origin_city = origin_city || ' N', total_cost = total_cost + 1`;
   // The order alternates between rounds, so that neither table always goes first.
-  const order = roundIndex % 2 === 0 ? ['loads_bare', 'loads'] : ['loads', 'loads_bare'];
+  const order = roundIndex % 2 === 0 ? ['loads_bare', 'loads_bare_fk', 'loads'] : ['loads', 'loads_bare_fk', 'loads_bare'];
+  const insertTimes = { loads: timings.insertMs, loads_bare: timings.bareInsertMs, loads_bare_fk: timings.bareFkInsertMs } as Record<string, number[]>;
+  const updateTimes = { loads: timings.updateMs, loads_bare: timings.bareUpdateMs, loads_bare_fk: timings.bareFkUpdateMs } as Record<string, number[]>;
   for (const table of order) {
-    const ms = await timed(() => pool.query(insert(table)));
-    (table === 'loads' ? timings.insertMs : timings.bareInsertMs).push(ms);
+    insertTimes[table]!.push(await timed(() => pool.query(insert(table))));
   }
   const { rows } = await pool.query<{ loads: string; bare: string }>("SELECT pg_total_relation_size('loads')::text AS loads, pg_total_relation_size('loads_bare')::text AS bare");
   timings.bytes = Number(rows[0]!.loads);
   timings.bareBytes = Number(rows[0]!.bare);
   for (const table of order) {
-    const ms = await timed(() => pool.query(update(table)));
-    (table === 'loads' ? timings.updateMs : timings.bareUpdateMs).push(ms);
+    updateTimes[table]!.push(await timed(() => pool.query(update(table))));
   }
   // The importer into an empty customer of its own each round.
   const code = `import${roundIndex}`;
@@ -155,7 +162,7 @@ const loadAverage = loadavg()[0]!;
 const sides = [await prepareSide(serverUrl, 'loadfeed_writes_before', '0014'), await prepareSide(serverUrl, 'loadfeed_writes_after', '9999')];
 try {
   await writeNdjson(sides[1]!.pool, join(folder, 'loads.ndjson'));
-  const timings = new Map<string, Timings>(sides.map((side) => [side.name, { insertMs: [], updateMs: [], bareInsertMs: [], bareUpdateMs: [], importMs: [], bytes: 0, bareBytes: 0 }]));
+  const timings = new Map<string, Timings>(sides.map((side) => [side.name, { insertMs: [], updateMs: [], bareInsertMs: [], bareUpdateMs: [], bareFkInsertMs: [], bareFkUpdateMs: [], importMs: [], bytes: 0, bareBytes: 0 }]));
   for (let index = 0; index < ROUNDS; index += 1) {
     for (const side of index % 2 === 0 ? sides : [...sides].reverse()) await round(side, timings.get(side.name)!, folder, index);
   }
@@ -163,9 +170,9 @@ try {
   log('loadfeed write-path benchmark');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
   log(`  ${ROWS} loads of one customer; median of ${ROUNDS} rounds alternating between the databases and, within each, between the tables`);
-  log(`  before: migrated to 0014 (page JSON stored with each load, 0010); after: 0015 (page JSON made per page)`);
+  log(`  before: migrated to 0014 (page JSON stored with each load, 0010); after: this release (every migration, then server/sql/'s definitions: page JSON made per page)`);
   log();
-  const widths = [44, 12, 12, 10];
+  const widths = [60, 12, 12, 10];
   log(row(['rows/s (table MB)', 'bare table', 'loads', 'ratio'], widths));
   const targets = [];
   for (const side of sides) {
@@ -174,6 +181,10 @@ try {
     log(row([`${side.name}: INSERT ... SELECT`, bareInsert, perSecond(median(t.insertMs)), perSecond(median(t.insertMs)) / bareInsert], widths));
     log(row([`${side.name}: UPDATE`, perSecond(median(t.bareUpdateMs)), perSecond(median(t.updateMs)), perSecond(median(t.updateMs)) / perSecond(median(t.bareUpdateMs))], widths));
     log(row([`${side.name}: loadfeed-server import`, bareInsert, perSecond(median(t.importMs)), perSecond(median(t.importMs)) / bareInsert], widths));
+    const bareFkInsert = perSecond(median(t.bareFkInsertMs));
+    log(row([`${side.name}: INSERT, bare with the customers FK`, bareFkInsert, perSecond(median(t.insertMs)), perSecond(median(t.insertMs)) / bareFkInsert], widths));
+    log(row([`${side.name}: UPDATE, bare with the customers FK`, perSecond(median(t.bareFkUpdateMs)), perSecond(median(t.updateMs)), perSecond(median(t.updateMs)) / perSecond(median(t.bareFkUpdateMs))], widths));
+    log(row([`${side.name}: import, bare INSERT with the FK`, bareFkInsert, perSecond(median(t.importMs)), perSecond(median(t.importMs)) / bareFkInsert], widths));
     log(row([`${side.name}: table size, MB`, t.bareBytes / 1e6, t.bytes / 1e6, t.bytes / t.bareBytes], widths));
     if (side === sides[1]) {
       targets.push(

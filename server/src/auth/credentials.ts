@@ -1,4 +1,4 @@
-// What a valid key stands for; admission.ts turns a presented key into it.
+// What a valid key stands for; admission/admit-request.ts turns a presented key into it.
 
 export interface ApiKeyCredentials {
   keyId: string;

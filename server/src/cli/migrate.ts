@@ -8,7 +8,8 @@ export const migrateCommand: Command = {
   name: 'migrate',
   help: `Usage: loadfeed-server migrate [options]
 
-Applies every pending migration to the database. Safe to run while servers are running and from
+Applies every pending migration to the database, then each definition of server/sql (functions,
+triggers) whose text changed since it was last applied. Safe to run while servers are running and from
 several places at once: each run waits for the others, and a database that is up to date is left as it is.
 \`start\` migrates too, so this is for deployments that migrate as a separate step. Behind a
 transaction-mode pooler, set DATABASE_DIRECT_URL to a direct connection: migrate uses it when set.

@@ -1,6 +1,6 @@
 // The command table of `loadfeed-server` and the one place where a failure becomes an exit code.
 // Commands load on use, so that `--help` and the small commands do not pay for the server's modules.
-import { EXIT_CODES, writeLine } from '@loadfeed/spec/cli';
+import { EXIT_CODES, exitCodeHelp, writeLine } from '@loadfeed/spec/cli';
 import { COMMON_HELP, isPrintedAsJson, UsageError, type CliContext, type Command } from './command.js';
 import { describeFailure } from './errors.js';
 
@@ -31,7 +31,9 @@ Every command reads DATABASE_URL (or takes --database-url) and explains itself w
   loadfeed-server <command> --help
 
 Options:
-${COMMON_HELP}`;
+${COMMON_HELP}
+
+${exitCodeHelp('loadfeed-server')}`;
 
 /** Runs one command line; resolves to the process's exit code. */
 export async function runCli(args: string[], context: CliContext): Promise<number> {

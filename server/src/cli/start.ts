@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import type { Server } from '@hapi/hapi';
 import type pg from 'pg';
-import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import { CliError, writeLine } from '@loadfeed/spec/cli';
 import { createServer } from '../app.js';
 import { poolOptionsOf } from '../config.js';
+import { settingsHelp } from '../config/docs.js';
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
@@ -40,10 +40,9 @@ while it runs. One server at a time runs on a data folder: a second start names 
 On SIGINT (Ctrl-C), SIGTERM or SIGHUP it stops accepting connections, lets requests in flight finish (up
 to ${DRAIN_TIMEOUT_MS / 1000} s), closes its connections and stops the embedded PostgreSQL, then exits with 0.
 
-Environment: PORT (3000), HOST (127.0.0.1), DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_REPLICA_URLS,
-DATABASE_REPLICA_NAMES, METRICS_PORT (unset: no metrics listener), METRICS_HOST (127.0.0.1),
-RATE_LIMIT_PER_MINUTE (${DEFAULT_RATE_LIMIT}), MAX_PAGE_SIZE (${DEFAULT_MAX_PAGE_SIZE}, up to ${PAGE_SIZE_CEILING}), LOG_LEVEL (info),
-LOADFEED_DATA_DIR (.loadfeed).
+Environment (read once at start; a value out of bounds stops it with a message naming the variable;
+empty is unset):
+${settingsHelp()}
 
 Options:
   --new-demo-key         Issue and print another key for the demo customer

@@ -1,5 +1,5 @@
 // One request's statements, cancelled when the request's client goes away: a statement that keeps
-// running after its client left holds a backend (and, in admission.ts, a turn) for nothing; 50 clients
+// running after its client left holds a backend (and, in concurrency-gate.ts, a turn) for nothing; 50 clients
 // of one key asking for deep pages and leaving after 30-150 ms once left 57 requests waiting in the pool
 // and another customer's requests at 9.25 s.
 //
@@ -9,7 +9,7 @@
 // than returned to the pool: a cancel still on its way could otherwise reach the next statement run on it.
 import { connect, type Socket } from 'node:net';
 import type pg from 'pg';
-import type { Queryable } from './routing.js';
+import type { Queryable } from './pool.js';
 
 /** The protocol's CancelRequest code (1234 << 16 | 5678). */
 const CANCEL_REQUEST_CODE = 80877102;

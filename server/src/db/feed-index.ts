@@ -1,14 +1,21 @@
-// Upkeep of the feed index (see migrations/0002_loads.sql): a partial index whose predicate holds a
-// fixed pickup cutoff. Any cutoff at or before the window's start keeps the index usable, because the
+// Upkeep of the feed index (its definition: sql/indexes/loads_feed_since.sql): a partial index whose
+// predicate holds a fixed pickup cutoff. Any cutoff at or before the window's start keeps the index usable, because the
 // queries' own cutoff (a bound parameter) implies the predicate; a cutoff far behind the window only
 // makes the index keep rows that aged out. So the server re-creates it once a month with a later
 // cutoff: the new index is built concurrently before the old one is dropped, queries use one or the
-// other throughout, and no operator has a chore. Instances race for an advisory lock; one does the work.
+// other throughout, and no operator has a chore. It is re-created too when the index there is not what
+// the definition's file makes (the file changed), so a change of the index is a change of that file.
+// Instances race for an advisory lock; one does the work.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type pg from 'pg';
+import { SQL_DIR } from './sql-definitions.js';
 
 const INDEX_PREFIX = 'loads_feed_since_';
 /** Any fixed number, distinct from node-pg-migrate's lock, naming "the feed index is being rebuilt". */
 const UPKEEP_LOCK = 4_714_172_026;
+/** The index's definition, without its comments; :name and :cutoff are filled in by definitionOf. */
+const DEFINITION = readFileSync(join(SQL_DIR, 'indexes', 'loads_feed_since.sql'), 'utf8').replace(/^--.*\n/gm, '');
 /** pg's per-query deadline cannot be switched off for one query, only made long: a day. */
 const NO_DEADLINE_MS = 86_400_000;
 
@@ -19,6 +26,14 @@ export function feedIndexCutoff(now: Date): Date {
 
 function indexName(cutoff: Date): string {
   return INDEX_PREFIX + cutoff.toISOString().slice(0, 10).replaceAll('-', '_');
+}
+
+/** The statement that makes the index `name` whose cutoff `name` carries (both built here from a Date:
+ * identifiers and the cutoff cannot be parameters of DDL). */
+function definitionOf(name: string, { concurrently = false } = {}): string {
+  const cutoff = `${name.slice(INDEX_PREFIX.length, INDEX_PREFIX.length + 10).replaceAll('_', '-')}T00:00:00Z`;
+  const statement = DEFINITION.replace(':name', name).replace(':cutoff', `'${cutoff}'`);
+  return concurrently ? statement.replace(/^CREATE INDEX /m, 'CREATE INDEX CONCURRENTLY ') : statement;
 }
 
 export interface FeedIndexUpkeep {
@@ -34,13 +49,15 @@ export interface UpkeepOptions {
 }
 
 /**
- * Makes sure the feed index for `now`'s cutoff exists and drops older ones. Cheap when nothing is due
- * (one catalog query). Returns without waiting when another instance holds the upkeep lock.
+ * Makes sure the feed index for `now`'s cutoff exists, as its file defines it, and drops older ones. Cheap
+ * when nothing is due (a catalog query, and the definition compared on an empty table). Returns without waiting when another instance holds the upkeep lock.
  */
 export async function keepFeedIndexCurrent(pool: pg.Pool, now: Date, { signal }: UpkeepOptions = {}): Promise<FeedIndexUpkeep> {
   const wanted = indexName(feedIndexCutoff(now));
   const existing = await feedIndexes((text, values) => pool.query(text, values));
-  if (existing.length === 1 && existing[0]?.name === wanted && existing[0].valid) return { current: wanted, rebuilt: false };
+  if (existing.length === 1 && existing[0]?.name === wanted && existing[0].valid && (await onPooledSession(pool, (session) => madeAsDefined(session, wanted)))) {
+    return { current: wanted, rebuilt: false };
+  }
   // CREATE INDEX CONCURRENTLY cannot run in a transaction, so this holds one session for the whole job.
   const client = await pool.connect();
   // The session is destroyed, not returned to the pool, when anything failed (it may still hold the
@@ -73,20 +90,23 @@ export async function keepFeedIndexCurrent(pool: pg.Pool, now: Date, { signal }:
       let rebuilt = false;
       const indexes = await feedIndexes(run);
       const present = indexes.find((index) => index.name === wanted);
-      if (present && !present.valid) await run(`DROP INDEX CONCURRENTLY IF EXISTS ${wanted}`, [], { ddl: true });
+      const replacement = `${wanted}_replacement`;
+      // What an interrupted run left: an invalid build, or a replacement never put in place.
+      for (const left of indexes.filter((index) => (index.name === wanted && !index.valid) || index.name === replacement)) {
+        await run(`DROP INDEX CONCURRENTLY IF EXISTS ${left.name}`, [], { ddl: true });
+      }
       if (!present?.valid) {
-        const cutoff = `${wanted.slice(INDEX_PREFIX.length).replaceAll('_', '-')}T00:00:00Z`;
-        // Identifiers and the cutoff cannot be parameters of DDL; both are built here from a Date.
-        await run(
-          `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${wanted} ON loads (customer_id, updated_at, id)
-             INCLUDE (scheduled_pickup_date, scheduled_delivery_date, status)
-             WHERE scheduled_pickup_date >= '${cutoff}'::timestamptz`,
-          [],
-          { ddl: true },
-        );
+        await run(definitionOf(wanted, { concurrently: true }), [], { ddl: true });
+        rebuilt = true;
+      } else if (!(await madeAsDefined(client, wanted))) {
+        // A changed definition, same cutoff: the new index is built beside the old one, which the
+        // queries use until it is dropped, and then takes its name.
+        await run(definitionOf(replacement, { concurrently: true }), [], { ddl: true });
+        await run(`DROP INDEX CONCURRENTLY IF EXISTS ${wanted}`, [], { ddl: true });
+        await run(`ALTER INDEX ${replacement} RENAME TO ${wanted}`, [], { ddl: true });
         rebuilt = true;
       }
-      for (const old of indexes.filter((index) => index.name !== wanted)) {
+      for (const old of indexes.filter((index) => index.name !== wanted && index.name !== replacement)) {
         await run(`DROP INDEX CONCURRENTLY IF EXISTS ${old.name}`, [], { ddl: true });
       }
       return { current: wanted, rebuilt };
@@ -120,4 +140,40 @@ async function feedIndexes(query: Query): Promise<FeedIndex[]> {
     [`${INDEX_PREFIX}%`],
   );
   return rows;
+}
+
+/**
+ * Whether the index `name` is what the definition's file makes: PostgreSQL's own rendering of both is
+ * compared, the file's made on an empty copy of loads in a transaction rolled back.
+ */
+async function madeAsDefined(session: pg.ClientBase, name: string): Promise<boolean> {
+  await session.query('BEGIN');
+  try {
+    // `loads` in the definition now names this session's empty copy (the temporary schema comes first).
+    await session.query('CREATE TEMPORARY TABLE loads (LIKE loads) ON COMMIT DROP');
+    await session.query(definitionOf(name));
+    const { rows } = await session.query<{ wanted: string; present: string }>(
+      `SELECT pg_get_indexdef(format('pg_temp.%I', $1::text)::regclass) AS wanted,
+              pg_get_indexdef(format('%I.%I', current_schema(), $1::text)::regclass) AS present`,
+      [name],
+    );
+    const body = (definition: string) => definition.replace(/^CREATE INDEX \S+ ON \S+ /, '');
+    return body(rows[0]!.wanted) === body(rows[0]!.present);
+  } finally {
+    await session.query('ROLLBACK');
+  }
+}
+
+/** Runs `work` on a session of the pool, destroyed instead of returned when anything failed. */
+async function onPooledSession<T>(pool: pg.Pool, work: (session: pg.PoolClient) => Promise<T>): Promise<T> {
+  const session = await pool.connect();
+  let broken: Error | boolean = false;
+  try {
+    return await work(session);
+  } catch (error) {
+    broken = error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    session.release(broken);
+  }
 }

@@ -1,6 +1,10 @@
-// Brings a database's schema up to date with the SQL files in server/migrations.
+// Brings a database's schema up to date: the versioned migrations in server/migrations (tables, data
+// moves and their history), then the repeatable definitions in server/sql (sql-definitions.ts), under one
+// lock.
 import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
+import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
+import pg from 'pg';
+import { applySqlDefinitions, repeatableDefinitions } from './sql-definitions.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -10,19 +14,34 @@ export interface MigrateOptions {
 }
 
 /**
- * Applies every pending migration. Several instances may start at once: each waits for node-pg-migrate's
- * advisory lock instead of failing, and the later ones find nothing left to do. Returns the names applied.
+ * Applies every pending migration, then every changed definition. Several instances may start at once:
+ * each waits for node-pg-migrate's advisory lock (taken here, on the session both steps run in, so that
+ * no instance reads the definitions' checksums while another applies them), and the later ones find
+ * nothing left to do. Returns the names of the versioned migrations applied.
  */
 export async function migrate(databaseUrl: string, { log = () => {} }: MigrateOptions = {}): Promise<string[]> {
-  const applied = await runner({
-    databaseUrl,
-    dir: MIGRATIONS_DIR,
-    direction: 'up',
-    migrationsTable: 'pgmigrations',
-    checkOrder: true,
-    singleTransaction: true,
-    advisoryLockMode: 'wait',
-    logger: { debug: () => {}, info: log, warn: log, error: log },
-  });
-  return applied.map((migration) => migration.name);
+  const definitions = repeatableDefinitions();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [PG_MIGRATE_LOCK_ID]);
+    try {
+      const applied = await runner({
+        dbClient: client,
+        noLock: true,
+        dir: MIGRATIONS_DIR,
+        direction: 'up',
+        migrationsTable: 'pgmigrations',
+        checkOrder: true,
+        singleTransaction: true,
+        logger: { debug: () => {}, info: log, warn: log, error: log },
+      });
+      for (const name of await applySqlDefinitions(client, definitions)) log(`> definition ${name}`);
+      return applied.map((migration) => migration.name);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [PG_MIGRATE_LOCK_ID]);
+    }
+  } finally {
+    await client.end();
+  }
 }

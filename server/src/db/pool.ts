@@ -1,6 +1,9 @@
 // The connection pool every part of the server borrows from, and the bounds on each database call.
 import pg from 'pg';
 
+/** What a page's statements need of a database: a pool, or one that checks or cancels its statements. */
+export type Queryable = Pick<pg.Pool, 'query'>;
+
 export interface PoolOptions {
   /** Connections at most; the default suits one instance beside others on one PostgreSQL. */
   max?: number;

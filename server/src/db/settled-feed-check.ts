@@ -1,9 +1,9 @@
-// The start-up check of the settled feed (migrations/0006_settled-feed.sql, 0012): the server serves a
-// row only below a horizon it computes from the writers' locks in pg_locks, and only the loads triggers
-// stamp, announce and count every writer's changes, so a server that cannot see the locks, or whose
-// triggers are missing, disabled or not ALWAYS (`pg_restore --disable-triggers` leaves them in the default
-// mode, which the replication apply worker skips), would serve an unsafe feed without knowing it. It
-// refuses to start instead, and /readyz says the same while it runs, in one line that names the fix.
+// The start-up check of the settled feed (sql/functions/feed_settled_through.sql, sql/triggers/): the
+// server serves a row only below a horizon it computes from the writers' locks in pg_locks, and only the
+// loads triggers stamp, announce and count every writer's changes, so a server that cannot see the locks,
+// or whose triggers are missing, disabled or not ALWAYS (`pg_restore --disable-triggers` leaves them in the
+// default mode, which the replication apply worker skips), would serve an unsafe feed without knowing it.
+// It refuses to start instead, and /readyz says the same while it runs, in one line that names the fix.
 import pg from 'pg';
 import { OperatorError } from '../customers/customers.js';
 

@@ -1,15 +1,15 @@
 // Liveness and readiness for load balancers and orchestrators, without a key: /healthz answers while
 // the process runs; /readyz also asks the databases, so that an instance that cannot reach the primary
 // is taken out of rotation (503 with the error body) and put back once it can. Its body says which
-// databases the instance can use: the primary, and each standby (db/routing.ts) as `up`, `down` or
+// databases the instance can use: the primary, and each standby (db/database-check.ts) as `up`, `down` or
 // `not_standby` (promoted: no longer read from). A standby that is down makes nobody unready: pages
 // then go to another one or to the primary. A feed whose triggers are missing, disabled or not ALWAYS
 // (db/settled-feed-check.ts) makes the instance unready too, with the one-line reason as the error.
 import type { ServerRoute } from '@hapi/hapi';
 import type { ErrorBody } from '@loadfeed/spec';
-import type { ReadRouter } from '../db/routing.js';
+import type { DatabaseCheck } from '../db/database-check.js';
 
-export function healthRoutes(reads: ReadRouter, feedTriggerProblem: () => Promise<string | undefined> = async () => undefined): ServerRoute[] {
+export function healthRoutes(check: Pick<DatabaseCheck, 'databases'>, feedTriggerProblem: () => Promise<string | undefined> = async () => undefined): ServerRoute[] {
   return [
     {
       method: 'GET',
@@ -22,7 +22,7 @@ export function healthRoutes(reads: ReadRouter, feedTriggerProblem: () => Promis
       options: {
         auth: false,
         async handler(_request, h) {
-          const databases = await reads.databases();
+          const databases = await check.databases();
           if (databases.primary === 'up') {
             const problem = await feedTriggerProblem();
             if (problem === undefined) return { status: 'ready', databases };

@@ -1,23 +1,25 @@
-// Importing loads (the CLI's `import`, the test server's importLoads), streamed: each row is checked
-// once, as it is read, and copied (COPY) into a staging table of the import's own transaction; then one
-// statement upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input.
-// Nothing is written if any row is bad (unless the caller skips bad rows), and nothing of an import is
-// visible until all of it is, even when it is killed part-way. Each row is stamped when it is written,
-// and the settled feed (migrations/0006) holds the customer's feed back while the upsert runs instead of
-// letting a change slip behind clients' cursors. A row whose values did not change is not written at
-// all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer too.
+// Importing loads (the CLI's `import`, the test server's importLoads), streamed: each row is checked once,
+// as it is read, and copied (COPY) into a staging table of the import's own transaction; then one statement
+// upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input. Nothing is
+// written if any row is bad (unless the caller skips bad rows), and nothing of an import is visible until
+// all of it is, even when it is killed part-way. Each row is stamped when it is written, and the settled
+// feed (sql/functions/announce_feed_writer.sql) holds the customer's feed back while the upsert runs
+// instead of letting a change slip behind clients' cursors. A row whose values did not change is not
+// written at all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer
+// too.
 //
-// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory
-// lock of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in
-// opposite orders and deadlock (an import read from stdin could not be retried). Their reading, checking
-// and staging still run side by side; the rows keep the input's order (their ids and stamps follow it).
+// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory lock
+// of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in opposite
+// orders and deadlock (an import read from stdin could not be retried). Their reading, checking and staging
+// still run side by side; the rows keep the input's order (their ids and stamps follow it).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
 import { withTransaction } from '../db/pool.js';
-import { columnOf, sqlTypeOf, WRITABLE_LOAD_FIELDS } from './columns.js';
+import { WRITABLE_LOAD_FIELDS } from './columns.js';
+import { COPY_SQL, DROP_REPEATED_SQL, IMPORT_LOCK_CLASS, REPEATED_SQL, STAGING_SQL, TAKE_TURN_SQL, UNBOUNDED_SQL, UPSERT_SQL } from './import-sql.js';
 import { checkLoadInput, type LoadRecord } from './load-input.js';
 
 /** A read row of the input (a line of an NDJSON file), numbered for messages. */
@@ -59,76 +61,24 @@ export class ImportRejectedError extends OperatorError {
   }
 }
 
-const KEYED = new Set(['loadNumber']);
-const UPDATED_FIELDS = WRITABLE_LOAD_FIELDS.filter((field) => !KEYED.has(field));
-const column = (field: string) => columnOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]);
-/** A value as the API shows it, which is what "unchanged" compares (the trigger's rule, migrations/0010):
- * decimals as the strings stored, so 10.5 over 10.50 is a change. */
-const shown = (table: string, field: string) =>
-  sqlTypeOf(field as (typeof WRITABLE_LOAD_FIELDS)[number]) === 'numeric' ? `${table}.${column(field)}::text` : `${table}.${column(field)}`;
-
-// Built once from the field table, so that a field added to the contract and the table cannot be
-// forgotten here; they hold identifiers only, every value is a parameter or copied data.
-const STAGING_SQL = `
-CREATE TEMPORARY TABLE import_staging (line bigint NOT NULL, ${WRITABLE_LOAD_FIELDS.map((field) => `${column(field)} ${sqlTypeOf(field)}`).join(', ')})
-    ON COMMIT DROP`;
-
-const COPY_SQL = `COPY import_staging (line, ${WRITABLE_LOAD_FIELDS.map(column).join(', ')}) FROM STDIN`;
-
-/** Each later line of a loadNumber that appears more than once, with the line it first appears on. */
-const REPEATED_SQL = `
-SELECT s.line::int AS line, s.load_number, f.first_line::int AS first_line
-  FROM import_staging AS s
-  JOIN (SELECT load_number, min(line) AS first_line FROM import_staging GROUP BY load_number HAVING count(*) > 1) AS f
-    ON f.load_number = s.load_number AND s.line > f.first_line
- ORDER BY s.line`;
-
-const DROP_REPEATED_SQL = `
-DELETE FROM import_staging AS s
- WHERE EXISTS (SELECT FROM import_staging AS t WHERE t.load_number = s.load_number AND t.line < s.line)`;
-
-/**
- * The first key of the advisory lock one customer's imports take turns with (the second: a hash of the
- * customer id). A lock with two int4 keys is apart from every bigint-keyed one (pg_locks.objsubid 2, not
- * 1), the settled feed's included, so holding it never holds a feed back. 0x4C464D49: "LFMI".
- */
-const IMPORT_LOCK_CLASS = 0x4c464d49;
-
-const TAKE_TURN_SQL = `SELECT pg_advisory_xact_lock($1::int, hashint8($2::bigint))`;
-
-// An import is one statement of any length that may wait for the import before it: the bounds a role
-// sets for the API's short statements (README: PgBouncer) do not fit it, so it lifts them for itself.
-const UNBOUNDED_SQL = `SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`;
-
-const UPSERT_SQL = `
-WITH written AS (
-INSERT INTO loads AS l (customer_id, ${WRITABLE_LOAD_FIELDS.map(column).join(', ')})
-SELECT $1::bigint, ${WRITABLE_LOAD_FIELDS.map((field) => `s.${column(field)}`).join(', ')}
-  FROM import_staging AS s
- ORDER BY s.line
-    ON CONFLICT (customer_id, ${column('loadNumber')}) DO UPDATE
-   SET ${UPDATED_FIELDS.map((field) => `${column(field)} = excluded.${column(field)}`).join(', ')}
- WHERE (${UPDATED_FIELDS.map((field) => shown('l', field)).join(', ')})
-       IS DISTINCT FROM (${UPDATED_FIELDS.map((field) => shown('excluded', field)).join(', ')})
-RETURNING (l.xmax = 0) AS inserted)
-SELECT (SELECT count(*) FROM import_staging)::int AS staged,
-       (count(*) FILTER (WHERE written.inserted))::int AS inserted,
-       count(*)::int AS written
-  FROM written`;
-
 /** How much COPY text is gathered before it is sent: few messages, little memory. */
 const COPY_CHUNK_CHARACTERS = 64 * 1024;
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** Whether a value holds one of them: one test for nearly every value, which holds none. */
+const COPY_SPECIAL = /[\\\n\r\t]/;
+const COPY_SPECIALS = /[\\\n\r\t]/g;
 
 /** A value in COPY's text format: \N for null, and the four characters the format gives meaning escaped. */
 function copyValue(value: string | null): string {
   if (value === null) return '\\N';
-  return value.replace(/[\\\n\r\t]/g, (character) => COPY_ESCAPES[character]!);
+  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (character) => COPY_ESCAPES[character]!) : value;
 }
 
 function copyRow(line: number, record: LoadRecord): string {
-  return `${line}\t${WRITABLE_LOAD_FIELDS.map((field) => copyValue(record[field])).join('\t')}\n`;
+  let text = String(line);
+  for (const field of WRITABLE_LOAD_FIELDS) text += `\t${copyValue(record[field])}`;
+  return `${text}\n`;
 }
 
 /** The good rows of `lines` as COPY text; each bad line's problems go to `problems` as they are found. */

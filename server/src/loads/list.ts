@@ -8,7 +8,7 @@
 //   the end (the feed index scanned backward, skipping only the rows after the page) and put back in
 //   ascending order: the deepest page skips nothing instead of the whole feed.
 // - Only settled rows are read: those stamped at or before the customer's settled horizon
-//   (migrations/0006_settled-feed.sql), which the caller fixes in a statement of its own before any of
+//   (sql/functions/feed_settled_through.sql), which the caller fixes in a statement of its own before any of
 //   these statements takes its snapshot. The page, its count and hasMore all come from that set.
 // Statements are unnamed, so PostgreSQL plans each with its values, folds the absent filters away and
 // proves that the window cutoff implies the feed index's predicate.
@@ -50,21 +50,37 @@ export interface PageStatement {
   values: unknown[];
 }
 
-/** The feed's parameters, $1 to $11 (list-statements.ts); COUNT_SQL takes these alone. */
+/**
+ * The feed's parameters: $1, the feed's query as a feed_query value (sql/types/feed_query.sql) in
+ * PostgreSQL's text form of a row; COUNT_SQL takes it alone.
+ */
 export function feedParameters({ customerId, windowStart, settledThrough }: FeedScope, filters: LoadFilters): unknown[] {
+  const statuses = filters.statuses ? `{${filters.statuses.map(quotedField).join(',')}}` : null;
   return [
-    customerId,
-    windowStart.toISOString(),
-    filters.updatedSince ?? null,
-    filters.statuses ?? null,
-    filters.pickupFrom ?? null,
-    filters.pickupTo ?? null,
-    filters.deliveryFrom ?? null,
-    filters.deliveryTo ?? null,
-    filters.poNumber ?? null,
-    filters.billingRefNumber ?? null,
-    settledThrough,
+    rowLiteral([
+      customerId,
+      windowStart.toISOString(),
+      filters.updatedSince ?? null,
+      statuses,
+      filters.pickupFrom ?? null,
+      filters.pickupTo ?? null,
+      filters.deliveryFrom ?? null,
+      filters.deliveryTo ?? null,
+      filters.poNumber ?? null,
+      filters.billingRefNumber ?? null,
+      settledThrough,
+    ]),
   ];
+}
+
+/** A field of a row or array literal, double-quoted with its quotes and backslashes escaped. */
+function quotedField(value: string): string {
+  return `"${value.replace(/["\\]/g, (character) => `\\${character}`)}"`;
+}
+
+/** A row value in PostgreSQL's text form: (a,b,...), nothing between commas for NULL. */
+function rowLiteral(fields: (string | null)[]): string {
+  return `(${fields.map((field) => (field === null ? '' : quotedField(field))).join(',')})`;
 }
 
 /**

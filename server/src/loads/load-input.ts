@@ -5,7 +5,7 @@
 import { LOAD_STATUSES, type Load } from '@loadfeed/spec';
 import { openApiDocument } from '@loadfeed/spec/document';
 import { SERVER_KEPT_FIELD, sqlTypeOf, WRITABLE_LOAD_FIELDS, type WritableLoadField } from './columns.js';
-import { parseInstant, toSqlTimestamp } from '@loadfeed/spec/query';
+import { storedDateTime } from './stored-date-time.js';
 
 /** A validated row: every writable field present, date-times normalised to milliseconds and Z. */
 export type LoadRecord = { [Field in WritableLoadField]: Load[Field] };
@@ -34,10 +34,8 @@ const UNSTORABLE = [
   { name: 'a NUL character (\\u0000)', pattern: /\u0000/ },
   { name: 'a lone surrogate (half of a UTF-16 pair, not a character)', pattern: /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/ },
 ] as const;
-
-/** The instants PostgreSQL stores and the API serves in four-digit years: 0001-01-01 to 9999-12-31, UTC. */
-const EARLIEST_MS = new Date(0).setUTCFullYear(1, 0, 1);
-const LATEST_MS = new Date(0).setUTCFullYear(10000, 0, 1) - 1;
+/** Whether a text may hold one of them: one test for the text of nearly every value, which holds neither. */
+const MAYBE_UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
 
 const EXPECTED_BY_TYPE = {
   text: 'a non-empty string or null',
@@ -86,12 +84,12 @@ function checkField(rule: FieldRule, value: unknown): { value: string | null } |
   if (rule.type === 'load_status') return STATUSES.has(value) ? { value } : mismatch();
   if (value.length > rule.maxLength) return { problem: `${field} is too long: ${value.length} characters, at most ${rule.maxLength}` };
   // Refused here rather than by the database, which would fail the whole import without naming the line.
-  const unstorable = UNSTORABLE.find(({ pattern }) => pattern.test(value));
+  const unstorable = MAYBE_UNSTORABLE.test(value) ? UNSTORABLE.find(({ pattern }) => pattern.test(value)) : undefined;
   if (unstorable) return { problem: `${field} holds ${unstorable.name}, which PostgreSQL cannot store (got ${quoted(value)})` };
   if (rule.pattern && !rule.pattern.test(value)) return mismatch();
   if (rule.type !== 'timestamptz') return { value };
-  const instant = parseInstant(value, { allowDate: false });
-  return instant && instant.ms >= EARLIEST_MS && instant.ms <= LATEST_MS ? { value: toSqlTimestamp(instant.ms) } : mismatch();
+  const stored = storedDateTime(value);
+  return stored === undefined ? mismatch() : { value: stored };
 }
 
 export type InputCheck = { ok: true; record: LoadRecord } | { ok: false; problems: string[] };

@@ -1,13 +1,13 @@
 // GET /api/v1/loads (SPEC §4): authenticate (401), count against the key's window (429), validate the
 // query (400, counted), then one page of the customer's feed. Any other method gets a 405. A request
-// the server cannot take at once gets a 503 before all of these (admission.ts).
+// the server cannot take at once gets a 503 before all of these (concurrency-gate.ts).
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
 import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER, feedWindowStart } from '@loadfeed/spec';
-import type pg from 'pg';
-import { databaseAdmission, type AdmissionOptions } from '../admission.js';
+import { concurrencyGate, type ConcurrencyGateOptions } from '../concurrency-gate.js';
 import type { Clock } from '../clock.js';
-import { ReadRouter } from '../db/routing.js';
+import type { PrimaryBreaker } from '../db/primary-breaker.js';
+import type { ReadRouter } from '../db/read-router.js';
 import { AUTH_SCHEME } from '../auth/scheme.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { rateLimitStep } from '../rate-limit/step.js';
@@ -17,28 +17,30 @@ import { listLoads } from './list.js';
 
 
 export interface LoadsRouteOptions {
-  pool: pg.Pool;
   clock: Clock;
   maxPageSize: number;
-  /** Turns at the database: requests beyond them get a 503 (admission.ts). */
-  admission: AdmissionOptions;
+  /** Turns at the database: requests beyond them get a 503 (concurrency-gate.ts). */
+  gate: ConcurrencyGateOptions;
   metrics?: Metrics | undefined;
-  /** Where pages are read (the primary, or a standby current enough); default: the primary. */
-  reads?: ReadRouter | undefined;
+  /** Where pages are read (the primary, or a standby current enough). */
+  reads: ReadRouter;
+  /** Open while the primary does not answer: the feed then answers SPEC's 500 at once. */
+  breaker: PrimaryBreaker;
 }
 
-export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, reads = new ReadRouter(pool, [], { metrics }) }: LoadsRouteOptions): ServerRoute[] {
+export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker }: LoadsRouteOptions): ServerRoute[] {
   const counts = new CountCache();
-  const turns = databaseAdmission(admission);
+  const turns = concurrencyGate(gate);
   return [
     {
       method: 'GET',
       path: LIST_LOADS_PATH,
       options: {
         auth: AUTH_SCHEME,
-        // Authentication reads the database too, so the turn is taken before it.
+        // Authentication reads the database too, so the turn is taken before it; while the primary is
+        // known to be down, no turn is taken and the answer is SPEC's 500 at once.
         ext: {
-          onPreAuth: { method: turns.onPreAuth },
+          onPreAuth: [{ method: breaker.refuseWhileOpen }, { method: turns.onPreAuth }],
           onPostAuth: { method: rateLimitStep() },
           onPreResponse: { method: turns.onPreResponse },
         },
@@ -50,7 +52,7 @@ export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, read
           // The page arrives as JSON text from PostgreSQL (load_json, migration 0015) and goes
           // out as it is; it is read on a standby whose snapshot shows the feed version read after the
           // horizon, else on the primary.
-          // A client that leaves has the statement running cancelled; its turn waits for that (admission.ts).
+          // A client that leaves has the statement running cancelled; its turn waits for that (concurrency-gate.ts).
           const page = await request.app.atDatabase!((disconnected) =>
             reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters), disconnected),
           );
@@ -69,8 +71,9 @@ export function loadsRoutes({ pool, clock, maxPageSize, admission, metrics, read
         auth: false,
         // The body of a request that gets a 405 is never read, so that no payload error can pre-empt it.
         payload: { output: 'stream', parse: false },
-        handler() {
-          throw Boom.methodNotAllowed('Method not allowed; this path answers GET only', undefined, ['GET']);
+        // The body's text is errors.ts's, the same as the listener's for a CONNECT.
+        handler(request) {
+          throw Boom.methodNotAllowed(request.method.toUpperCase(), undefined, ['GET']);
         },
       },
     },

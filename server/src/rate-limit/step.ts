@@ -1,5 +1,5 @@
 // The rate-limit step of a route, after authentication, which counted the request in the same round
-// trip (auth/admission.ts; a 401 is not counted) and before validation (a 400 is counted and carries the
+// trip (admission/admit-request.ts; a 401 is not counted) and before validation (a 400 is counted and carries the
 // headers). A refused request is not counted and gets a 429.
 import Boom from '@hapi/boom';
 import type { Lifecycle, Request } from '@hapi/hapi';

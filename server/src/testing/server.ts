@@ -11,6 +11,7 @@ import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, type LoadInput } from '@load
 import { createKey, revokeKey } from '../keys/keys.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { createLogger } from '../logging.js';
+import { nextDatabaseMillisecond } from './database-clock.js';
 
 export type { ImportSummary, LoadInput };
 
@@ -73,8 +74,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     revokeKey: (id) => revokeKey(pool, id),
     importLoads: async (customerCode, loads) => {
       const summary = await importRows(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value })));
-      // A row stamped in this millisecond is past the settled horizon until the clock moves on.
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      // A row stamped in this millisecond is past the settled horizon until the database's clock moves on.
+      await nextDatabaseMillisecond(pool);
       return summary;
     },
     seedLoads: (customerCode, { count, seed = customerCode }) => seedCustomerLoads(pool, customerCode, { seed, count, asOf: new Date() }),

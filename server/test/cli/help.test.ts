@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { exitCodeHelp, exitCodeMarkdown } from '@loadfeed/spec/cli';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
@@ -9,6 +11,13 @@ describe('loadfeed-server --help', () => {
     expect(code).toBe(0);
     for (const name of ['start', 'migrate', 'customers', 'keys', 'import', 'seed']) expect(stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     expect(stdout).toContain('DATABASE_URL');
+  });
+
+  it('lists the exit codes, as @loadfeed/spec/cli\'s table gives them and the README shows them', async () => {
+    const { stdout } = await runCli(['--help']);
+    expect(stdout).toContain(`${exitCodeHelp('loadfeed-server')}\n`);
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\n${exitCodeMarkdown('loadfeed-server')}\n\n`);
   });
 
   it.each(COMMANDS)('explains `%s` with its usage and the database option', async (command) => {

@@ -55,6 +55,22 @@ describe('the feed index', () => {
     expect((await planNodes(app.pool, COUNTED_PAGE_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
   });
 
+  it('is made again from sql/indexes/loads_feed_since.sql when the index there is not what the file makes', async () => {
+    const [current] = await feedIndexes();
+    const definition = async () => (await app.pool.query<{ d: string }>('SELECT pg_get_indexdef($1::regclass) AS d', [current])).rows[0]!.d;
+    const made = await definition();
+    // An index of an older definition under today's name: no INCLUDE columns.
+    await app.pool.query(`DROP INDEX ${current}`);
+    await app.pool.query(made.replace(/ INCLUDE \([^)]*\)/, ''));
+    expect(await definition()).not.toBe(made);
+    const [year, month] = current!.slice('loads_feed_since_'.length).split('_').map(Number);
+    const now = new Date(Date.UTC(year!, month! - 1 + 13, 2));
+    expect(await keepFeedIndexCurrent(app.pool, now)).toEqual({ current, rebuilt: true });
+    expect(await definition()).toBe(made);
+    expect(await feedIndexes()).toEqual([current]);
+    expect(await keepFeedIndexCurrent(app.pool, now)).toEqual({ current, rebuilt: false });
+  });
+
   it('cancels a renewal under way when asked (a server stopping), and the next run replaces what it left', async () => {
     const due = new Date(Date.now() + 124 * 86_400_000);
     // A transaction that wrote to loads and stays open holds a concurrent index build in its wait.

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backdateLoads } from '../../src/seed/history.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
 
 describe('the updatedAt rule, kept by the database', () => {
@@ -9,7 +11,8 @@ describe('the updatedAt rule, kept by the database', () => {
 
   const stampOf = async (loadNumber: string): Promise<Date> =>
     (await app.pool.query<{ at: Date }>('SELECT updated_at AS at FROM loads WHERE load_number = $1::text', [loadNumber])).rows[0]!.at;
-  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+  /** Until the database's clock is in a later millisecond, so that a new stamp is told from a kept one. */
+  const pause = () => nextDatabaseMillisecond(app.pool);
 
   beforeAll(async () => {
     app = await startApp(database.url);
@@ -25,12 +28,13 @@ describe('the updatedAt rule, kept by the database', () => {
       await client.query('BEGIN');
       const began = (await client.query<{ at: Date }>('SELECT now() AS at')).rows[0]!.at;
       await client.query("INSERT INTO loads (customer_id, load_number, status) SELECT id, 'T-2', 'Available' FROM customers WHERE code = 'acme'");
-      await client.query('SELECT pg_sleep(0.02)');
+      // The second row is written in a later millisecond of the same transaction.
+      await nextDatabaseMillisecond(client);
       await client.query("INSERT INTO loads (customer_id, load_number, status) SELECT id, 'T-3', 'Available' FROM customers WHERE code = 'acme'");
       await client.query('COMMIT');
       const [two, three] = [await stampOf('T-2'), await stampOf('T-3')];
       expect(two.getTime()).toBeGreaterThanOrEqual(began.getTime());
-      expect(three.getTime() - two.getTime()).toBeGreaterThanOrEqual(19);
+      expect(three.getTime()).toBeGreaterThan(two.getTime());
     } finally {
       client.release();
     }
@@ -98,26 +102,34 @@ describe('the updatedAt rule, kept by the database', () => {
     expect(rows[0]!.at.getTime()).toBeGreaterThanOrEqual(rows[0]!.now.getTime());
   });
 
-  it('takes a past stamp only while seeding a customer no key can read yet', async () => {
+  it('takes a past stamp from no writer, whatever session setting it sets (the trigger reads none)', async () => {
     await app.customer('fresh');
-    const backdate = async (loadNumber: string): Promise<Date> => {
-      const client = await app.pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query("SELECT set_config('loadfeed.backdating_customer', (SELECT id::text FROM customers WHERE code = 'fresh'), true)");
-        await client.query(
-          `INSERT INTO loads (customer_id, load_number, status, updated_at)
-           SELECT id, $1::text, 'Available', '2026-01-02T03:04:05.678Z' FROM customers WHERE code = 'fresh'`,
-          [loadNumber],
-        );
-        await client.query('COMMIT');
-      } finally {
-        client.release();
-      }
-      return stampOf(loadNumber);
-    };
-    expect((await backdate('B-1')).toISOString()).toBe('2026-01-02T03:04:05.678Z');
-    await app.key('fresh');
-    expect((await backdate('B-2')).getTime()).toBeGreaterThan(Date.parse('2026-06-01T00:00:00Z'));
+    const client = await app.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("SELECT set_config('loadfeed.backdating_customer', (SELECT id::text FROM customers WHERE code = 'fresh'), true)");
+      await client.query(`INSERT INTO loads (customer_id, load_number, status, updated_at) SELECT id, 'B-0', 'Available', '2026-01-02T03:04:05.678Z' FROM customers WHERE code = 'fresh'`);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect((await stampOf('B-0')).getTime()).toBeGreaterThan(Date.parse('2026-06-01T00:00:00Z'));
+  });
+
+  it("gives the demo's history stamps only while seeding a customer no key can read yet, and leaves the trigger ALWAYS", async () => {
+    await app.customer('seeded');
+    const customerId = (await app.pool.query<{ id: string }>("SELECT id::text AS id FROM customers WHERE code = 'seeded'")).rows[0]!.id;
+    await app.pool.query("INSERT INTO loads (customer_id, load_number, status) SELECT $1::bigint, n, 'Available' FROM unnest(ARRAY['S-1', 'S-2']) AS n", [customerId]);
+    const versionOf = async () => (await app.pool.query<{ version: string }>('SELECT version::text AS version FROM customer_feed_versions WHERE customer_id = $1::bigint', [customerId])).rows[0]!.version;
+    const before = await versionOf();
+    expect(await backdateLoads(app.pool, customerId, new Map([['S-1', '2026-01-02T03:04:05.678Z']]))).toBe(1);
+    expect((await stampOf('S-1')).toISOString()).toBe('2026-01-02T03:04:05.678Z');
+    expect(await versionOf()).not.toBe(before);
+    const { rows } = await app.pool.query<{ enabled: string }>("SELECT tgenabled AS enabled FROM pg_trigger WHERE tgname = 'loads_keep_updated_at'");
+    expect(rows).toEqual([{ enabled: 'A' }]);
+    await app.key('seeded');
+    const stamped = await stampOf('S-2');
+    expect(await backdateLoads(app.pool, customerId, new Map([['S-2', '2026-01-02T03:04:05.678Z']]))).toBe(0);
+    expect(await stampOf('S-2')).toEqual(stamped);
   });
 });

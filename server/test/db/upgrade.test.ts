@@ -8,7 +8,7 @@ import { runner } from 'node-pg-migrate';
 import type pg from 'pg';
 import { feedWindowStart, RATE_WINDOW_MS } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admitRequest } from '../../src/auth/admission.js';
+import { admitRequest } from '../../src/admission/admit-request.js';
 import { LAST_USED_RESOLUTION_MS } from '../../src/auth/credentials.js';
 import { hashKey } from '../../src/auth/key-format.js';
 import { loadConfig, poolOptionsOf } from '../../src/config.js';
@@ -17,7 +17,6 @@ import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/keys/keys.js';
 import { importLoads } from '../../src/loads/import.js';
-import { feedParameters } from '../../src/loads/list.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad } from '../support/app.js';
 
@@ -47,6 +46,11 @@ WITH total AS (
 SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count, rows.n AS page_rows, rows.json AS data
   FROM feed_state($1::bigint) AS s, total, rows`;
 
+/** The previous release's eleven feed parameters (src/loads/list.ts), for a first page without filters. */
+function previousFeedParameters({ customerId, windowStart, settledThrough }: { customerId: string; windowStart: Date; settledThrough: string }): unknown[] {
+  return [customerId, windowStart.toISOString(), null, null, null, null, null, null, null, null, settledThrough];
+}
+
 interface PreviousAdmission {
   customer_id: string;
   admitted: boolean;
@@ -61,7 +65,7 @@ async function previousAdmit(pool: pg.Pool, key: string): Promise<PreviousAdmiss
 
 async function previousPage(pool: pg.Pool, admission: PreviousAdmission): Promise<{ total: string; data: string }> {
   const scope = { customerId: admission.customer_id, windowStart: feedWindowStart(new Date()), settledThrough: admission.settled_through.toISOString() };
-  const { rows } = await pool.query<{ total_count: string; data: string }>(PREVIOUS_COUNTED_PAGE_SQL, [...feedParameters(scope, { page: 1, pageSize: 100 }), 1, 100]);
+  const { rows } = await pool.query<{ total_count: string; data: string }>(PREVIOUS_COUNTED_PAGE_SQL, [...previousFeedParameters(scope), 1, 100]);
   return { total: rows[0]!.total_count, data: rows[0]!.data };
 }
 

@@ -45,12 +45,7 @@ describe('whatever a client sends', () => {
     await fc.assert(
       fc.asyncProperty(queryString, async (query) => {
         const url = `/api/v1/loads?${query}`;
-        let response;
-        try {
-          response = await app.get(url, key);
-        } catch {
-          return; // a URL that no HTTP request could carry
-        }
+        const response = await app.get(url, key);
         expect([200, 400], url).toContain(response.statusCode);
         expect(checkResponse(asChecked(response)), url).toEqual([]);
       }),
@@ -59,6 +54,7 @@ describe('whatever a client sends', () => {
   });
 
   it('never gets anything but a 200 or the one 401 from an Authorization header', async () => {
+    // server.inject() hands the server any value, control characters included, which a socket could not carry.
     const header = fc.oneof(
       fc.string({ unit: 'grapheme-ascii' }),
       fc.string().map((text) => `Bearer ${text}`),
@@ -67,12 +63,7 @@ describe('whatever a client sends', () => {
     );
     await fc.assert(
       fc.asyncProperty(header, async (authorization) => {
-        let response;
-        try {
-          response = await app.get('/api/v1/loads', undefined, { authorization });
-        } catch {
-          return; // a header value that no HTTP request could carry
-        }
+        const response = await app.get('/api/v1/loads', undefined, { authorization });
         expect([200, 401]).toContain(response.statusCode);
         expect(checkResponse(asChecked(response))).toEqual([]);
       }),

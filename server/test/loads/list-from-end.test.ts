@@ -12,7 +12,7 @@ import { feedWindowStart } from '@loadfeed/spec';
 /** Where the page starts and ends, counted from the end, for a feed of `total` rows. */
 function readOf(total: number, page: number, pageSize: number): { sql: string; skipped?: unknown; rows?: unknown } {
   const { sql, values } = choosePageStatement({ customerId: '1', windowStart: new Date(0), settledThrough: new Date(0).toISOString() }, { page, pageSize }, total);
-  return sql === PAGE_FROM_END_SQL ? { sql, skipped: values[11], rows: values[12] } : { sql };
+  return sql === PAGE_FROM_END_SQL ? { sql, skipped: values[1], rows: values[2] } : { sql };
 }
 
 describe('reading a page from the end', () => {

@@ -1,39 +1,84 @@
 // The four statements of listLoads read one feed. A count kept from one of them is used with a page read
-// by another (list.ts), so they must select the same rows: each takes them from feed_loads called with the
-// same parameters, and its version from feed_state, and the page statements write the page's JSON alike.
-// An edit to one statement that the others do not share fails here, before any database is involved.
-import { describe, expect, it } from 'vitest';
+// by another (list.ts), so they must select the same rows: each reads them from feed_loads of the one
+// query it is given ($1), its version from feed_state of that query's customer, and the page statements
+// write the page's JSON alike. Checked on a database: every statement, over feeds and filters drawn at
+// random, agrees with the others and with feed_loads called with the query's fields one by one.
+import fc from 'fast-check';
+import { LOAD_STATUSES } from '@loadfeed/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedParameters, type FeedScope } from '../../src/loads/list.js';
 import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { aLoad, startApp, type TestApp } from '../support/app.js';
 
-const STATEMENTS = { COUNTED_PAGE_SQL, PAGE_FROM_START_SQL, PAGE_FROM_END_SQL, COUNT_SQL };
-const PAGE_STATEMENTS = { COUNTED_PAGE_SQL, PAGE_FROM_START_SQL, PAGE_FROM_END_SQL };
-
-const normalized = (sql: string): string => sql.replace(/\s+/g, ' ').trim();
-/** The argument lists of every call of `name` in the statement, whitespace normalized. */
-const callsOf = (sql: string, name: string): string[] => [...normalized(sql).matchAll(new RegExp(`\\b${name}\\(([^)]*)\\)`, 'g'))].map((call) => call[1]!);
-const each = <T>(statements: Record<string, string>, read: (sql: string) => T): Record<string, T> =>
-  Object.fromEntries(Object.entries(statements).map(([name, sql]) => [name, read(sql)]));
+const ELEVEN_ARGUMENTS_SQL = `
+SELECT count(*)::text AS n, coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') AS json
+  FROM feed_loads($1::bigint, $2::timestamptz, $3::timestamptz, $4::load_status[], $5::timestamptz, $6::timestamptz,
+                  $7::timestamptz, $8::timestamptz, $9::text, $10::text, $11::timestamptz) AS l`;
 
 describe('the statements of listLoads', () => {
-  it('all read their rows from feed_loads, with the feed\'s eleven parameters in order, the same in every call', () => {
-    const [feed] = callsOf(COUNT_SQL, 'feed_loads');
-    expect([...feed!.matchAll(/\$(\d+)::/g)].map((parameter) => Number(parameter[1]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    expect(each(STATEMENTS, (sql) => callsOf(sql, 'feed_loads'))).toEqual({
-      COUNTED_PAGE_SQL: [feed, feed],
-      PAGE_FROM_START_SQL: [feed],
-      PAGE_FROM_END_SQL: [feed],
-      COUNT_SQL: [feed],
-    });
+  const database = useTestDatabase();
+  let app: TestApp;
+  let scope: FeedScope;
+
+  beforeAll(async () => {
+    app = await startApp(database.url);
+    await app.customer('acme');
+    const statuses = ['Available', 'Covered', 'Delivered'] as const;
+    await app.load(
+      'acme',
+      Array.from({ length: 30 }, (_, index) =>
+        aLoad(`S-${index}`, {
+          status: statuses[index % 3],
+          poNumber: index % 4 === 0 ? 'PO "quoted", \\ (odd)' : `PO-${index % 5}`,
+          billingRefNumber: index % 2 === 0 ? null : 'B,1',
+        }),
+      ),
+    );
+    const customerId = (await app.pool.query<{ id: string }>("SELECT id::text AS id FROM customers WHERE code = 'acme'")).rows[0]!.id;
+    scope = { customerId, windowStart: new Date(Date.now() - 365 * 86_400_000), settledThrough: new Date(Date.now() + 60_000).toISOString() };
+  });
+  afterAll(async () => {
+    await app?.close();
   });
 
-  it('all read the feed version and latest stamp from feed_state of the same customer', () => {
-    expect(each(STATEMENTS, (sql) => callsOf(sql, 'feed_state'))).toEqual(each(STATEMENTS, () => ['$1::bigint']));
-  });
-
-  it('write the page\'s loads as load_json makes them, in (updated_at, id) order, the same in every page statement', () => {
-    const rowsOf = (sql: string) => /rows AS \((.*?)\) SELECT /.exec(normalized(sql))?.[1];
-    const rows = rowsOf(PAGE_FROM_START_SQL);
-    expect(rows).toContain("string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id)");
-    expect(each(PAGE_STATEMENTS, rowsOf)).toEqual(each(PAGE_STATEMENTS, () => rows));
+  it('read the same rows, in the same order, from feed_loads of the query given, whatever the filters', async () => {
+    expect((await app.pool.query(COUNT_SQL, feedParameters(scope, { page: 1, pageSize: 1 }))).rows[0]!.total_count).toBe('30');
+    expect((await app.pool.query(COUNT_SQL, feedParameters(scope, { page: 1, pageSize: 1, poNumber: 'PO "quoted", \\ (odd)' }))).rows[0]!.total_count).toBe('8');
+    const filters = fc.record(
+      {
+        statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }),
+        poNumber: fc.constantFrom('PO "quoted", \\ (odd)', 'PO-1', 'PO-2', 'none', ''),
+        billingRefNumber: fc.constantFrom('B,1', 'none'),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(filters, fc.integer({ min: 1, max: 4 }), async (drawn, pageSize) => {
+        const query = { ...drawn, page: 1, pageSize };
+        const [literal] = feedParameters(scope, query);
+        const one = async (sql: string, values: unknown[]) => (await app.pool.query(sql, values)).rows[0]!;
+        const expected = await one(ELEVEN_ARGUMENTS_SQL, [
+          scope.customerId, scope.windowStart.toISOString(), null, drawn.statuses ?? null, null, null, null, null,
+          drawn.poNumber ?? null, drawn.billingRefNumber ?? null, scope.settledThrough,
+        ]);
+        const count = await one(COUNT_SQL, [literal]);
+        expect(count.total_count).toBe(expected.n);
+        const pages: string[] = [];
+        for (let page = 1; (page - 1) * pageSize < Number(expected.n); page += 1) {
+          const counted = await one(COUNTED_PAGE_SQL, [literal, page, pageSize]);
+          const fromStart = await one(PAGE_FROM_START_SQL, [literal, page, pageSize]);
+          const rows = Math.min(pageSize, Number(expected.n) - (page - 1) * pageSize);
+          const fromEnd = await one(PAGE_FROM_END_SQL, [literal, Number(expected.n) - (page - 1) * pageSize - rows, rows]);
+          expect(counted.total_count).toBe(expected.n);
+          expect(fromStart.data).toBe(counted.data);
+          expect(fromEnd.data).toBe(counted.data);
+          for (const statement of [counted, fromStart, fromEnd]) expect([statement.feed_version, statement.latest_updated_at]).toEqual([count.feed_version, count.latest_updated_at]);
+          pages.push(counted.data.slice(1, -1));
+        }
+        expect(pages.join(',')).toBe(expected.json);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

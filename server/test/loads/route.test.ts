@@ -1,6 +1,7 @@
 import { LOAD_FIELDS, type LoadPage } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, asChecked, startApp, testClock, type TestApp } from '../support/app.js';
 
@@ -119,8 +120,8 @@ describe('GET /api/v1/loads', () => {
   });
 
   it('returns loads updated at or after updatedSince', async () => {
-    // A row written in this very millisecond is past the settled horizon until the clock moves on.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A row written in this very millisecond is past the settled horizon until the database's clock moves on.
+    await nextDatabaseMillisecond(app.pool);
     const all = (await list()).data;
     for (const { updatedAt } of all) {
       expect((await list(`?updatedSince=${encodeURIComponent(updatedAt)}`)).totalCount).toBe(all.filter((load) => load.updatedAt >= updatedAt).length);

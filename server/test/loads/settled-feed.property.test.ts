@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/logging.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
 import { feedCopy, truthOf, type FeedCopy } from '../support/feed-copy.js';
@@ -200,8 +201,8 @@ describe('the settled feed under random writers', () => {
           writing = false;
         });
         await Promise.all(polling);
-        // Every writer has ended: the horizon passes the last stamp within a millisecond.
-        await pause(3);
+        // Every writer has ended: the horizon passes the last stamp once the database's clock moves on.
+        await nextDatabaseMillisecond(setup.pool);
         try {
           for (const [customer, copy] of copies.entries()) {
             await copy.poll();

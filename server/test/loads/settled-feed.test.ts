@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 import { feedCopy, truthOf, type FeedCopy } from '../support/feed-copy.js';
 
 // DECISIONS.md, "Loads in the reference server": a client that polls with updatedSince = the largest
@@ -50,8 +51,9 @@ describe('the settled feed', () => {
     const shortWriter = await connect();
     await etl.query('BEGIN');
     await setPo(etl, 'g', 'g-1', 'etl');
-    // Meanwhile short writes to A commit, and A's client reads them, moving its cursor past the ETL's start.
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Meanwhile short writes to A commit, in a later millisecond, and A's client reads them, moving its
+    // cursor past the ETL's start.
+    await nextDatabaseMillisecond(shortWriter);
     await setPo(shortWriter, 'a', 'a-1', 'short');
     await copy.pollUntil((rows) => rows.get('a-1')?.poNumber === 'short');
     // The ETL reaches A late, then commits.

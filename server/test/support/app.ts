@@ -13,6 +13,7 @@ import { importLoads } from '../../src/loads/import.js';
 import type { LoadInput } from '@loadfeed/spec';
 import { createLogger } from '../../src/logging.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
+import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 
 export interface TestClock {
   (): Date;
@@ -77,10 +78,11 @@ export async function startApp(databaseUrl: string, { clock = testClock(), env =
       return code;
     },
     key: (customerCode, options) => createKey(pool, customerCode, options),
-    // Resolves once the rows are settled: a row stamped in this millisecond is past the horizon until the clock moves on.
+    // Resolves once the rows are settled: a row stamped in this millisecond is past the horizon until the
+    // database's clock moves on.
     load: async (customerCode, loads) => {
       const summary = await importLoads(pool, customerCode, loads.map((value, index) => ({ line: index + 1, value })));
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await nextDatabaseMillisecond(pool);
       return summary;
     },
     get: (url, key, headers = {}) =>

@@ -1,12 +1,13 @@
 // Page reads on a real streaming standby (a primary and a standby of its own, made with initdb and
 // pg_basebackup): a page comes from the standby only when the standby has replayed everything its
 // horizon covers, and faults of either database reach no client except as SPEC's 500.
-import type pg from 'pg';
 import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimary, type Primary, type Standby } from '../../topology/src/postgres.js';
+import { loadConfig, standbyOptionsOf } from '../../src/config.js';
 import { createPool } from '../../src/db/pool.js';
-import { databaseName, ReadRouter } from '../../src/db/routing.js';
+import { ReadRouter } from '../../src/db/read-router.js';
+import { databaseName, Standbys } from '../../src/db/standbys.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { aLoad, asChecked, startApp, type TestApp } from '../support/app.js';
 
@@ -94,7 +95,8 @@ describe('page reads on a streaming standby', () => {
 
   it('a statement past its deadline is cancelled by the standby itself, not left running there, and the read goes on on the primary', async () => {
     const primaryPool = createPool(primary.urlOf('loadfeed'));
-    const router = new ReadRouter(primaryPool, [standby.urlOf('loadfeed')], { statementTimeoutMs: 300 });
+    const standbys = new Standbys([standby.urlOf('loadfeed')], standbyOptionsOf(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '300' })));
+    const router = new ReadRouter(primaryPool, standbys);
     // Slow on the standby only; marked, so that the standby's own sessions can be searched for it.
     const marker = `slow_read_${Date.now()}`;
     try {
@@ -112,7 +114,7 @@ describe('page reads on a streaming standby', () => {
       );
       expect(running[0]!.count).toBe('0');
     } finally {
-      await router.stop();
+      await standbys.close();
       await primaryPool.end();
     }
   });
@@ -166,28 +168,5 @@ describe('page reads on a streaming standby', () => {
     const after = await page();
     expect(after.from).toBe('primary');
     expect(numbers(after)).toEqual(['A1', 'A3', 'A4', 'A2', 'A5']);
-  });
-});
-
-describe('the check every second', () => {
-  it('runs one check at a time, so a slow one is never overtaken by a newer one that it would overwrite', async () => {
-    let underWay = 0;
-    let most = 0;
-    // A primary whose every answer takes longer than the second between checks.
-    const slowPrimary = {
-      query: async () => {
-        underWay += 1;
-        most = Math.max(most, underWay);
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        underWay -= 1;
-        return { rows: [{ lsn: null }] };
-      },
-    } as unknown as pg.Pool;
-    const router = new ReadRouter(slowPrimary, []);
-    router.start();
-    await new Promise((resolve) => setTimeout(resolve, 3_600));
-    await router.stop();
-    expect(most).toBe(1);
-    expect(router.primaryUnreachable()).toBe(false);
   });
 });

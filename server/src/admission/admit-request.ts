@@ -3,11 +3,25 @@
 // request counted against the key's rolling window on the database's clock, and the customer's settled
 // horizon fixed before the page is read. No instance's clock takes part: every instance counts and
 // answers alike, whatever its own clock says.
+//
+// The auth scheme (auth/scheme.ts) knows only credentials: `keyAdmission` is what it asks for a key's
+// credentials, and it records on the request what the same round trip decided (the rate decision, the
+// horizon and the feed version) for the rate-limit step and the page.
+import type { Request } from '@hapi/hapi';
 import type pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
 import { decisionOf, type RateDecision, type WindowRow } from '../rate-limit/window.js';
-import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from './credentials.js';
-import { hashKey } from './key-format.js';
+import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from '../auth/credentials.js';
+import { hashKey } from '../auth/key-format.js';
+
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** The customer's settled horizon, fixed when the request was admitted. */
+    settledThrough?: string;
+    /** The customer's feed version read after the horizon: what a standby must show to serve the page. */
+    feedVersion?: bigint;
+  }
+}
 
 export interface Admission {
   credentials: ApiKeyCredentials;
@@ -15,7 +29,7 @@ export interface Admission {
   decision: RateDecision;
   /** The customer's settled horizon (ISO, milliseconds, Z): the page reads rows stamped at or before it. */
   settledThrough: string;
-  /** The customer's feed version, read after the horizon: a standby whose snapshot shows it may serve the page (db/routing.ts). */
+  /** The customer's feed version, read after the horizon: a standby whose snapshot shows it may serve the page (db/read-router.ts). */
   feedVersion: bigint;
 }
 
@@ -44,5 +58,17 @@ export async function admitRequest(pool: pg.Pool, key: string, defaultLimit: num
     decision: decisionOf(row, limit, row.counted_at),
     settledThrough: row.settled_through.toISOString(),
     feedVersion: BigInt(row.feed_version),
+  };
+}
+
+/** The auth scheme's key lookup: admits the request presenting `key` and records the admission on it. */
+export function keyAdmission(pool: pg.Pool, defaultLimit: number): (key: string, request: Request) => Promise<ApiKeyCredentials | null> {
+  return async (key, request) => {
+    const admission = await admitRequest(pool, key, defaultLimit);
+    if (!admission) return null;
+    request.app.rateDecision = admission.decision;
+    request.app.settledThrough = admission.settledThrough;
+    request.app.feedVersion = admission.feedVersion;
+    return admission.credentials;
   };
 }

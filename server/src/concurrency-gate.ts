@@ -1,4 +1,4 @@
-// Admission to the database: at most as many requests work at the database at once as the pool has
+// The concurrency gate: at most as many requests work at the database at once as the pool has
 // connections, a bounded queue waits for a turn for a bounded time, and what neither takes gets a 503
 // with Retry-After at once. Without it, a burst queued inside the pool, waited there until the pool's
 // connect timeout and ended in slow 500s (2,000 requests at once: 192 of them after ~8 s).
@@ -27,7 +27,7 @@ declare module '@hapi/hapi' {
   }
 }
 
-export interface AdmissionOptions {
+export interface ConcurrencyGateOptions {
   /** Requests at the database at once: the pool's size, so that none waits inside the pool. */
   concurrency: number;
   /** Requests that may wait for a turn; one more gets a 503 at once (or displaces a key with more waiting). */
@@ -70,7 +70,7 @@ class Turns {
   private queued = 0;
   private arrivals = 0;
 
-  constructor(private readonly options: AdmissionOptions) {}
+  constructor(private readonly options: ConcurrencyGateOptions) {}
 
   /** Resolves with a turn; rejects with a 503 (no room, or no turn in time), or a 408 when `gone` fires first (the client left while waiting). */
   enter(key: string, gone: (listener: () => void) => void): Promise<void> {
@@ -172,7 +172,7 @@ class Turns {
 }
 
 /** The lifecycle methods a route whose handling uses the database takes: onPreAuth and onPreResponse. */
-export function databaseAdmission(options: AdmissionOptions): {
+export function concurrencyGate(options: ConcurrencyGateOptions): {
   onPreAuth: Lifecycle.Method;
   onPreResponse: Lifecycle.Method;
 } {

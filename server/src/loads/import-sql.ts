@@ -1,0 +1,128 @@
+// The importer's statements, as SQL (src/loads/import.ts runs them). The columns are written out, in the
+// order of WRITABLE_LOAD_FIELDS (src/loads/columns.ts); test/loads/import-sql.test.ts holds every list
+// here to that order, so that a field added to the contract and the table cannot be forgotten here.
+
+/** The import's rows, checked, with their line numbers: one table of the import's own transaction. */
+export const STAGING_SQL = `
+CREATE TEMPORARY TABLE import_staging (
+  line bigint NOT NULL,
+  load_number text NOT NULL, po_number text, billing_ref_number text,
+  origin_city text, origin_state text, origin_zip text, origin_warehouse text,
+  destination_city text, destination_state text, destination_zip text, destination_warehouse text,
+  status load_status,
+  scheduled_pickup_date timestamptz, scheduled_pickup_time text,
+  scheduled_delivery_date timestamptz, scheduled_delivery_time text,
+  tendered_date timestamptz, actual_pickup_date timestamptz, actual_delivery_date timestamptz,
+  requested_delivery_date timestamptz,
+  miles numeric, total_cost numeric
+) ON COMMIT DROP`;
+
+export const COPY_SQL = `
+COPY import_staging (
+  line,
+  load_number, po_number, billing_ref_number,
+  origin_city, origin_state, origin_zip, origin_warehouse,
+  destination_city, destination_state, destination_zip, destination_warehouse,
+  status,
+  scheduled_pickup_date, scheduled_pickup_time,
+  scheduled_delivery_date, scheduled_delivery_time,
+  tendered_date, actual_pickup_date, actual_delivery_date,
+  requested_delivery_date,
+  miles, total_cost
+) FROM STDIN`;
+
+/** Each later line of a loadNumber that appears more than once, with the line it first appears on. */
+export const REPEATED_SQL = `
+SELECT s.line::int AS line, s.load_number, f.first_line::int AS first_line
+  FROM import_staging AS s
+  JOIN (SELECT load_number, min(line) AS first_line FROM import_staging GROUP BY load_number HAVING count(*) > 1) AS f
+    ON f.load_number = s.load_number AND s.line > f.first_line
+ ORDER BY s.line`;
+
+/** The repeats (when they are skipped): the first line of a loadNumber is the one imported. */
+export const DROP_REPEATED_SQL = `
+DELETE FROM import_staging AS s
+ WHERE EXISTS (SELECT FROM import_staging AS t WHERE t.load_number = s.load_number AND t.line < s.line)`;
+
+/**
+ * Upserts the staged rows for customer $1 by loadNumber, in line order (ids and stamps follow the input).
+ * A row whose values are all as the API shows them already (decimals as the strings stored: 10.5 over
+ * 10.50 is a change, as for the trigger, migrations/0010) is not written. Returns how many rows were
+ * staged, inserted and written.
+ */
+export const UPSERT_SQL = `
+WITH written AS (
+  INSERT INTO loads AS l (
+    customer_id,
+    load_number, po_number, billing_ref_number,
+    origin_city, origin_state, origin_zip, origin_warehouse,
+    destination_city, destination_state, destination_zip, destination_warehouse,
+    status,
+    scheduled_pickup_date, scheduled_pickup_time,
+    scheduled_delivery_date, scheduled_delivery_time,
+    tendered_date, actual_pickup_date, actual_delivery_date,
+    requested_delivery_date,
+    miles, total_cost)
+  SELECT $1::bigint,
+         s.load_number, s.po_number, s.billing_ref_number,
+         s.origin_city, s.origin_state, s.origin_zip, s.origin_warehouse,
+         s.destination_city, s.destination_state, s.destination_zip, s.destination_warehouse,
+         s.status,
+         s.scheduled_pickup_date, s.scheduled_pickup_time,
+         s.scheduled_delivery_date, s.scheduled_delivery_time,
+         s.tendered_date, s.actual_pickup_date, s.actual_delivery_date,
+         s.requested_delivery_date,
+         s.miles, s.total_cost
+    FROM import_staging AS s
+   ORDER BY s.line
+      ON CONFLICT (customer_id, load_number) DO UPDATE
+     SET po_number = excluded.po_number, billing_ref_number = excluded.billing_ref_number,
+         origin_city = excluded.origin_city, origin_state = excluded.origin_state,
+         origin_zip = excluded.origin_zip, origin_warehouse = excluded.origin_warehouse,
+         destination_city = excluded.destination_city, destination_state = excluded.destination_state,
+         destination_zip = excluded.destination_zip, destination_warehouse = excluded.destination_warehouse,
+         status = excluded.status,
+         scheduled_pickup_date = excluded.scheduled_pickup_date, scheduled_pickup_time = excluded.scheduled_pickup_time,
+         scheduled_delivery_date = excluded.scheduled_delivery_date, scheduled_delivery_time = excluded.scheduled_delivery_time,
+         tendered_date = excluded.tendered_date, actual_pickup_date = excluded.actual_pickup_date,
+         actual_delivery_date = excluded.actual_delivery_date,
+         requested_delivery_date = excluded.requested_delivery_date,
+         miles = excluded.miles, total_cost = excluded.total_cost
+   WHERE (l.po_number, l.billing_ref_number,
+          l.origin_city, l.origin_state, l.origin_zip, l.origin_warehouse,
+          l.destination_city, l.destination_state, l.destination_zip, l.destination_warehouse,
+          l.status,
+          l.scheduled_pickup_date, l.scheduled_pickup_time,
+          l.scheduled_delivery_date, l.scheduled_delivery_time,
+          l.tendered_date, l.actual_pickup_date, l.actual_delivery_date,
+          l.requested_delivery_date,
+          l.miles::text, l.total_cost::text)
+         IS DISTINCT FROM
+         (excluded.po_number, excluded.billing_ref_number,
+          excluded.origin_city, excluded.origin_state, excluded.origin_zip, excluded.origin_warehouse,
+          excluded.destination_city, excluded.destination_state, excluded.destination_zip, excluded.destination_warehouse,
+          excluded.status,
+          excluded.scheduled_pickup_date, excluded.scheduled_pickup_time,
+          excluded.scheduled_delivery_date, excluded.scheduled_delivery_time,
+          excluded.tendered_date, excluded.actual_pickup_date, excluded.actual_delivery_date,
+          excluded.requested_delivery_date,
+          excluded.miles::text, excluded.total_cost::text)
+  RETURNING (l.xmax = 0) AS inserted
+)
+SELECT (SELECT count(*) FROM import_staging)::int AS staged,
+       (count(*) FILTER (WHERE written.inserted))::int AS inserted,
+       count(*)::int AS written
+  FROM written`;
+
+/**
+ * The first key of the advisory lock one customer's imports take turns with (the second: a hash of the
+ * customer id). A lock with two int4 keys is apart from every bigint-keyed one (pg_locks.objsubid 2, not
+ * 1), the settled feed's included, so holding it never holds a feed back. 0x4C464D49: "LFMI".
+ */
+export const IMPORT_LOCK_CLASS = 0x4c464d49;
+
+export const TAKE_TURN_SQL = `SELECT pg_advisory_xact_lock($1::int, hashint8($2::bigint))`;
+
+// An import is one statement of any length that may wait for the import before it: the bounds a role
+// sets for the API's short statements (README: PgBouncer) do not fit it, so it lifts them for itself.
+export const UNBOUNDED_SQL = `SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`;
