@@ -11,6 +11,7 @@ import { checkOptions, must, withDefaults, type Schema } from './options.js';
 import { createPacer, withPacing, type QuotaSnapshot } from './pacing.js';
 import { DEFAULT_RETRY_POLICY, RETRY_POLICY_SCHEMA, withRetries, type AttemptEvents, type RetryPolicy } from './retry.js';
 import { rowViolations, type UpdatedAtBounds } from './row-check.js';
+import { recordSettledThrough } from './settled-through.js';
 import { DEFAULT_TIMEOUT_MS, withTimeout } from './timeout.js';
 import { wholeResponses, type AttemptFetch, type CallLimits } from './transport.js';
 
@@ -143,8 +144,11 @@ export function createClient(options: ClientOptions): LoadfeedClient {
       fetch: (request: Request) => send(request, { ...call, signal }),
     });
     if (error !== undefined || !response.ok) throw errorFromResponse(response.status, response.headers, error, clock.now());
-    const violations = pageViolations(data, params.page ?? 1, updatedAtBounds(params, response.headers, pacer.serverNow()));
+    const bounds = updatedAtBounds(params, response.headers, pacer.serverNow());
+    const violations = pageViolations(data, params.page ?? 1, bounds);
     if (violations.length > 0) throw new ContractError(violations, { status: response.status, headers: response.headers });
+    // Every row was checked against the header, so the page keeps it: a sync's page-number stretches rely on it.
+    if (bounds.settledThrough !== undefined) recordSettledThrough(data as Page, bounds.settledThrough);
     return data as Page;
   }
 
@@ -197,14 +201,14 @@ const CLOCK_MARGIN_MS = 86_400_000;
  * response says the feed is settled, nor a day past the server's `Date` (or ours, where a browser hides
  * `Date`): a margin for clocks, not a policing of them. The point is to refuse a cursor from the far future.
  */
-function updatedAtBounds(params: ListLoadsParams, headers: Headers, serverNow: number): UpdatedAtBounds {
+function updatedAtBounds(params: ListLoadsParams, headers: Headers, serverNow: number): UpdatedAtBounds & { settledThrough?: number } {
   const since = params.updatedSince === undefined ? Number.NaN : Date.parse(params.updatedSince);
   const date = Date.parse(headers.get('date') ?? '');
   const dayAfter = (Number.isNaN(date) ? serverNow : date) + CLOCK_MARGIN_MS;
   const settled = Date.parse(headers.get(SETTLED_THROUGH_HEADER) ?? '');
-  const bounds: UpdatedAtBounds =
+  const bounds: UpdatedAtBounds & { settledThrough?: number } =
     !Number.isNaN(settled) && settled <= dayAfter
-      ? { notBefore: undefined, notAfter: settled, notAfterReason: `the response's X-Feed-Settled-Through (${new Date(settled).toISOString()})` }
+      ? { notBefore: undefined, notAfter: settled, notAfterReason: `the response's X-Feed-Settled-Through (${new Date(settled).toISOString()})`, settledThrough: settled }
       : { notBefore: undefined, notAfter: dayAfter, notAfterReason: `a day after ${Number.isNaN(date) ? 'the time now' : "the response's Date"} (${new Date(dayAfter).toISOString()})` };
   if (!Number.isNaN(since)) bounds.notBefore = since;
   return bounds;

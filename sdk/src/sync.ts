@@ -1,6 +1,7 @@
 // syncLoads: keeps a copy of the customer's loads in step with the API, one page at a time, saving the
 // cursor only after each page's upsert has resolved. The default strategy walks by key, not by page
-// number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost").
+// number, so an update during the sweep cannot make it skip a row (see README "Why no row is lost"); on a
+// feed that says it is settled it reads on by page number between checks that nothing moved (stretch.ts).
 import { DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING, RATE_WINDOW_MS } from '@loadfeed/spec';
 import type { ListLoadsParams, LoadfeedClient, LoadRow, Page } from './client.js';
 import type { Clock } from './clock.js';
@@ -10,6 +11,8 @@ import type { WaitEvent } from './transport.js';
 import { memoryCursorStore, type CursorStore } from './cursor-store.js';
 import { NoProgressError } from './errors.js';
 import { checkOptions, must, type Schema } from './options.js';
+import { mayStretchAfter, readStretch, stateAfter } from './stretch.js';
+import { stretchPlan } from './stretch-plan.js';
 
 /** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
 export type SyncFilters = Omit<ListLoadsParams, 'page' | 'pageSize' | 'updatedSince'>;
@@ -231,6 +234,12 @@ function createRun(options: SyncOptions, sink: Sink) {
       }
       return result;
     },
+    /** One request at a size of its own (a stretch's check), leaving the size the run asks for alone. */
+    async probe(updatedSince: string | undefined, page: number, size: number): Promise<Page> {
+      const result = await request(updatedSince, page, size);
+      pages += 1;
+      return result;
+    },
     /** Rows still ahead of the sweep after a page, for the progress report. */
     setAhead(count: number): void {
       ahead = Math.max(0, count);
@@ -266,10 +275,13 @@ type Run = ReturnType<typeof createRun>;
 /**
  * The key walk. Each request is page 1 from the last row's updatedAt, so an earlier row that moves away
  * shifts nothing this walk still has to read. Rows at that boundary already handed over are dropped;
- * that set holds at most one page, so memory stays flat.
+ * that set holds at most one page, so memory stays flat. Where the deployment says how far its feed is
+ * settled, the walk goes on from page 1 by page number instead, checked (stretch.ts), and comes back to
+ * keys where a check fails: so the rows of one instant are not read again at every page.
  */
 async function walkByKey(run: Run, from: string | undefined): Promise<void> {
-  const guard = repeatGuard();
+  let guard = repeatGuard();
+  const plan = stretchPlan();
   let since = from;
   let seenAtSince = new Set<string>();
   // The page after a tied group, read before the group was walked (see walkTiedGroup).
@@ -289,6 +301,17 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
     run.setAhead(page.totalCount - rows.length);
     await run.deliver(fresh, last);
     if (!page.hasMore) return;
+    if (mayStretchAfter(page, plan, MAX_PAGE_NUMBER)) {
+      const start = stateAfter(rows);
+      // Its own guard: where the whole page is one instant, the stretch's page 1 is this page again.
+      const end = await readStretch(run, plan, repeatGuard(), start, page.totalCount - rows.length + start.seen.size, page.pageSize);
+      if (end.done) return;
+      // The walk goes back to the last page that passed, so its next page may well bring rows it just had.
+      ({ since, seen: seenAtSince } = end);
+      guard = repeatGuard();
+      continue;
+    }
+    plan.keyPageWalked();
     if (rows[0]!.updatedAt === last) {
       // A whole page at one updatedAt and more behind it: one write stamped more rows than a page holds.
       const after = await walkTiedGroup(run, last, page, new Set(rows.map((row) => row.loadNumber)));
@@ -299,9 +322,7 @@ async function walkByKey(run: Run, from: string | undefined): Promise<void> {
       // page that says nothing follows is not trusted, because rows may have moved behind it.
       if (after.hasMore) readAhead = after;
     } else {
-      since = last;
-      seenAtSince = new Set();
-      for (let index = rows.length - 1; index >= 0 && rows[index]!.updatedAt === last; index -= 1) seenAtSince.add(rows[index]!.loadNumber);
+      ({ since, seen: seenAtSince } = stateAfter(rows));
     }
   }
 }

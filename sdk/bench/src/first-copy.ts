@@ -1,7 +1,8 @@
 // The requests of a first copy when the sync sets no page size: it asks for the contract's maximum and
 // follows what the deployment echoes. The baseline is the fewest a key walk can take, ceil(N / (maximum
-// - 1)) + 1 (each page re-reads one anchor row; the last request says nothing follows); the old default
-// (100 a page whatever the deployment serves) is printed beside it.
+// - 1)) + 1 (each page re-reads one anchor row; the last request says nothing follows). Printed beside it:
+// the same copy from a deployment that does not say how far its feed is settled (the key walk alone,
+// which re-reads each page's tie), and the old default (100 a page whatever the deployment serves).
 import { syncLoads } from '@loadfeed/sdk';
 import { fixture } from './fixtures.js';
 
@@ -14,11 +15,13 @@ export interface FirstCopyResult {
   ratio: number;
   /** Requests of the same copy asking for SPEC's default page size of 100. */
   atDefaultSize: number;
+  /** Requests of the same copy from a deployment without X-Feed-Settled-Through: the key walk alone. */
+  keyWalkOnly: number;
   exact: boolean;
 }
 
-async function copyOnce(rows: number, perWrite: number, maxPageSize: number, pageSize: number | undefined) {
-  const { mock, client } = await fixture(rows, perWrite, 1_000_000, maxPageSize);
+async function copyOnce(rows: number, perWrite: number, maxPageSize: number, pageSize: number | undefined, settled = true) {
+  const { mock, client } = await fixture(rows, perWrite, 1_000_000, maxPageSize, settled);
   const copy = new Map<string, string>();
   const summary = await syncLoads({
     client: client(),
@@ -34,6 +37,17 @@ async function copyOnce(rows: number, perWrite: number, maxPageSize: number, pag
 export async function firstCopy(rows: number, perWrite: number, maxPageSize: number): Promise<FirstCopyResult> {
   const largest = await copyOnce(rows, perWrite, maxPageSize, undefined);
   const atDefault = await copyOnce(rows, perWrite, maxPageSize, 100);
+  const keyWalk = await copyOnce(rows, perWrite, maxPageSize, undefined, false);
   const bound = Math.ceil(rows / (maxPageSize - 1)) + 1;
-  return { rows, perWrite, maxPageSize, requests: largest.requests, bound, ratio: largest.requests / bound, atDefaultSize: atDefault.requests, exact: largest.exact && atDefault.exact };
+  return {
+    rows,
+    perWrite,
+    maxPageSize,
+    requests: largest.requests,
+    bound,
+    ratio: largest.requests / bound,
+    atDefaultSize: atDefault.requests,
+    keyWalkOnly: keyWalk.requests,
+    exact: largest.exact && atDefault.exact && keyWalk.exact,
+  };
 }

@@ -30,10 +30,14 @@ export interface Fixture {
   client(fetch?: (request: Request) => Promise<Response>): LoadfeedClient;
 }
 
-/** `rows` loads written `perWrite` at a time (each write stamps its rows with one updatedAt), a ms apart; the mock serves pages of up to `maxPageSize` (default 100). */
-export async function fixture(rows: number, perWrite: number, rateLimitPerMinute: number, maxPageSize?: number): Promise<Fixture> {
+/**
+ * `rows` loads written `perWrite` at a time (each write stamps its rows with one updatedAt), a ms apart; the
+ * mock serves pages of up to `maxPageSize` (default 100) and says how far its feed is settled unless
+ * `settledThroughHeader` is false.
+ */
+export async function fixture(rows: number, perWrite: number, rateLimitPerMinute: number, maxPageSize?: number, settledThroughHeader = true): Promise<Fixture> {
   const clock = createSimulatedClock();
-  const mock = createMockApi({ clock, rateLimitPerMinute, ...(maxPageSize === undefined ? {} : { maxPageSize }) });
+  const mock = createMockApi({ clock, rateLimitPerMinute, settledThroughHeader, ...(maxPageSize === undefined ? {} : { maxPageSize }) });
   const pickup = new Date(clock.now() + 30 * DAY_MS).toISOString();
   for (let first = 1; first <= rows; first += perWrite) {
     const write: LoadInput[] = [];

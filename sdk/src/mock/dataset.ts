@@ -24,6 +24,8 @@ export interface Dataset {
   get(loadNumber: string): Load | undefined;
   /** Every row in the API's order, including those outside the 12-month window. */
   ordered(): readonly StoredLoad[];
+  /** Epoch ms of the latest write's updatedAt (-Infinity before any): every later write is stamped after it. */
+  readonly latestStamp: number;
   /** Changes on every write, so derived views know when to rebuild. */
   readonly version: number;
   readonly size: number;
@@ -95,6 +97,9 @@ export function createDataset(now: () => number): Dataset {
     },
     get: (loadNumber) => byNumber.get(loadNumber)?.load,
     ordered: () => rows,
+    get latestStamp() {
+      return lastStamp;
+    },
     get version() {
       return version;
     },

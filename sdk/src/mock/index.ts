@@ -31,6 +31,11 @@ export interface MockApiOptions {
   clock?: Clock;
   /** How far the server's clock is ahead of `clock` (negative: behind); shows in Date and the rate headers. */
   serverClockOffsetMs?: number;
+  /**
+   * Whether responses say how far the feed is settled (`X-Feed-Settled-Through`), as the reference server's
+   * do (default true); false answers like a deployment that does not say.
+   */
+  settledThroughHeader?: boolean;
   /** Loads present from the start, written as one write. */
   loads?: readonly LoadInput[];
 }
@@ -166,7 +171,11 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
     }
     const parsed = parseQuery(new URL(request.url).searchParams, { maxPageSize });
     if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
-    return respond(200, page(parsed.query), decision.headers);
+    // The mock's writes are visible the moment they happen and each is stamped after the latest and at or
+    // after the clock, so everything up to the later of the latest stamp and a millisecond ago is settled.
+    const settledThrough = new Date(Math.max(dataset.latestStamp, serverNow() - 1)).toISOString();
+    const settled: Record<string, string> = options.settledThroughHeader === false ? {} : { [RESPONSE_HEADERS.feedSettledThrough]: settledThrough };
+    return respond(200, page(parsed.query), { ...decision.headers, ...settled });
   }
 
   // One answer per path, reached both through msw (handlers) and directly (fetch), so that a test that

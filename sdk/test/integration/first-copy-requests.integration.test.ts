@@ -1,7 +1,8 @@
 // How many requests a first copy takes against the real reference server at its two page-size maxima
 // (MAX_PAGE_SIZE 100, its default, and 1000, the contract's): with distinct updatedAt values at most
-// ceil(N / (maximum - 1)) + 1, the key walk's one re-read row a page; with bulk-write ties at every page
-// boundary within 1.05 times that. The sync sets no page size: it asks for the largest and adapts.
+// ceil(N / (maximum - 1)) + 1, the key walk's one re-read row a page; with bulk-write ties at page
+// boundaries within 1.05 times that (the server says how far its feed is settled, so the sync reads pages by
+// number and checks them, README "Ties"). The sync sets no page size: it asks for the largest and adapts.
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
@@ -40,11 +41,19 @@ async function stamp(customerCode: string, perStamp: number): Promise<void> {
   );
 }
 
+// 37 and 50 rows an instant put a tie across most page boundaries at 100 a page (the key walk alone took
+// 1.34 and 1.98 times the bound there). 12,345 rows at 100 a page take two stretches, so a check.
 const CASES = [
   { maxPageSize: 100, rows: 1_234, perStamp: 1, allowance: 1 },
   { maxPageSize: 100, rows: 1_234, perStamp: 5, allowance: 1.05 },
+  { maxPageSize: 100, rows: 1_234, perStamp: 37, allowance: 1.05 },
+  { maxPageSize: 100, rows: 1_234, perStamp: 50, allowance: 1.05 },
+  { maxPageSize: 100, rows: 12_345, perStamp: 1, allowance: 1 },
+  { maxPageSize: 100, rows: 12_345, perStamp: 37, allowance: 1.05 },
+  { maxPageSize: 100, rows: 12_345, perStamp: 50, allowance: 1.05 },
   { maxPageSize: 1000, rows: 4_750, perStamp: 1, allowance: 1 },
   { maxPageSize: 1000, rows: 4_750, perStamp: 37, allowance: 1.05 },
+  { maxPageSize: 1000, rows: 4_750, perStamp: 50, allowance: 1.05 },
 ] as const;
 
 describe('the requests of a first copy, with no page size given', () => {

@@ -49,6 +49,10 @@ export function useTestServer(options: { maxPageSize?: number } = {}) {
       if (!server) throw new Error('the test server runs only inside tests and hooks');
       return server;
     },
+    /** The server's database, for writes the API has no operation for (deletes, backdating). */
+    get databaseUrl(): string {
+      return database.url;
+    },
     /** Contract violations in any response a customer's client received. */
     violations,
     async customer(rateLimit = FAST_LIMIT): Promise<Customer> {

@@ -1,7 +1,7 @@
 // `npm run bench:admission -w @loadfeed/server`: what a request's admission (key, rate window, horizon:
 // one round trip) costs the database, the previous release's (migrations up to 0011: a row per counted
-// request, the instance's clock) against this one's (0014: one row per key, the database's clock), in one
-// run, alternating rounds. Per request: the latency seen by the caller (median, p99) and the CPU of the
+// request, the instance's clock) against this one's (one row per key, the database's clock; the admission's
+// functions as server/sql/ defines them), in one run, alternating rounds. Per request: the latency seen by the caller (median, p99) and the CPU of the
 // PostgreSQL backend that served it (its own /proc counters: other work on the machine is not counted).
 // Not part of `npm test`.
 //
@@ -88,7 +88,11 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
 const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('bench:admission needs BENCH_DATABASE_URL, TEST_DATABASE_URL or DATABASE_URL (a PostgreSQL server to make two scratch databases on)');
 const loadAverage = loadavg()[0]!;
-const sides = [await prepareSide(serverUrl, 'loadfeed_admission_before', '0011', true), await prepareSide(serverUrl, 'loadfeed_admission_after', '9999', false)];
+// Two sides: the previous release and this one (every migration, then server/sql/'s definitions).
+const sides = [
+  await prepareSide(serverUrl, 'loadfeed_admission_before', '0011', true),
+  await prepareSide(serverUrl, 'loadfeed_admission_after', '9999', false),
+];
 try {
   const results = new Map<string, RoundResult[]>(sides.map((side) => [side.name, []]));
   for (let index = 0; index < ROUNDS; index += 1) {
@@ -97,7 +101,7 @@ try {
   log('loadfeed admission benchmark: key lookup, rate window and horizon, one round trip, one connection');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
   log(`  ${ROUNDS} alternating rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side; the rows carry over between rounds`);
-  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: 0014`);
+  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: this release (one row per key, server/sql/'s admission)`);
   log();
   const widths = [36, 10, 10, 10, 12];
   log(row(['', 'median ms', 'p99 ms', 'DB CPU ms', 'admissions/s'], widths));

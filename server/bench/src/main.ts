@@ -75,7 +75,7 @@ try {
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start); PostgreSQL ${version[0]!.server_version}, ${database.where}`);
   log(`  data: ${BENCH_DATA.loads} loads, ${BENCH_DATA.customers} customers; measured customer ${MEASURED_CUSTOMER}: ${inWindow} loads in the window = ${deepestPage} pages of ${PAGE_SIZE}; page sizes ${PAGE_SIZES.join(' and ')}`);
   if (before) log(`  before: the server at ${before.revision} (the issue's "today's ours"), built from git, on a database of its own seeded by its own code`);
-  log(`  load: autocannon, ${CONNECTIONS} connections, ${seconds} s per run after a 2 s warm-up, median of ${ROUNDS} alternating rounds; ours logs at warn; one server runs at a time`);
+  log(`  load: autocannon, ${CONNECTIONS} connections, ${seconds} s per run after a warm-up (2 s, then up to ${process.env.BENCH_WARMUP_REQUESTS ?? 1500} requests in all, at most 20 s), median of ${ROUNDS} alternating rounds; ours logs at warn; one server runs at a time`);
   log();
 
   const pages = PAGE_SIZES.flatMap((pageSize) => {

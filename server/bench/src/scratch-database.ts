@@ -1,9 +1,12 @@
 // A database of a benchmark's own, made afresh on the server `serverUrl` points at and migrated up to a
-// given migration (the release before, or this one), then dropped when the benchmark ends.
+// given migration (the release before, or this one), then dropped when the benchmark ends. This release is
+// what `loadfeed-server migrate` makes: every migration, then the definitions of server/sql/; a release
+// before is its migrations alone (its functions were defined there).
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
+import { migrate } from '../../dist/db/migrate.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -26,7 +29,12 @@ export async function scratchDatabase(serverUrl: string, name: string, lastMigra
   });
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const count = (await readdir(MIGRATIONS)).filter((file) => file.endsWith('.sql') && file.slice(0, 4) <= lastMigration).length;
+  const migrations = (await readdir(MIGRATIONS)).filter((file) => file.endsWith('.sql'));
+  const count = migrations.filter((file) => file.slice(0, 4) <= lastMigration).length;
+  if (count === migrations.length) {
+    await migrate(url.toString());
+    return url.toString();
+  }
   await runner({
     databaseUrl: url.toString(),
     dir: MIGRATIONS,

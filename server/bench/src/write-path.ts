@@ -170,7 +170,7 @@ try {
   log('loadfeed write-path benchmark');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
   log(`  ${ROWS} loads of one customer; median of ${ROUNDS} rounds alternating between the databases and, within each, between the tables`);
-  log(`  before: migrated to 0014 (page JSON stored with each load, 0010); after: every migration (page JSON made per page, 0015)`);
+  log(`  before: migrated to 0014 (page JSON stored with each load, 0010); after: this release (every migration, then server/sql/'s definitions: page JSON made per page)`);
   log();
   const widths = [60, 12, 12, 10];
   log(row(['rows/s (table MB)', 'bare table', 'loads', 'ratio'], widths));

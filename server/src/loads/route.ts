@@ -56,7 +56,11 @@ export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker 
           const page = await request.app.atDatabase!((disconnected) =>
             reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters), disconnected),
           );
-          return h.response(page).type('application/json; charset=utf-8').header(SETTLED_THROUGH_HEADER, scope.settledThrough);
+          // Sent as its UTF-8 bytes, made here once: a page held as text (70 KB at 100 loads) stays on V8's
+          // heap as long as hapi's request object holds the response, and young-generation collections copied
+          // it; bytes live outside the heap. Page 1 of 100 under load: 108 scavenges against 158 for the same
+          // run, and 30% less collection time (server/README.md, "This release: the peer's targets").
+          return h.response(Buffer.from(page, 'utf8')).type('application/json; charset=utf-8').header(SETTLED_THROUGH_HEADER, scope.settledThrough);
         },
       },
     },
