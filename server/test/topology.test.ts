@@ -65,12 +65,28 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
     const standbyReadsBefore = await standbyReads();
 
     // The writer writes once per poll of the reader, so that the copy's walk always has changes to catch.
+    // It holds still while the test waits for a read on the standby: a page of a customer just written is
+    // read on the standby only once the standby has replayed the write, which on a loaded machine may never
+    // happen between one write and the next poll.
     let writing = true;
     let writes = 0;
     let polled = () => {};
-    const nextPoll = () => new Promise<void>((resolve) => (polled = resolve));
+    // Once writing stops, the reader's last poll may come before the writer asks for it: then it waits for none.
+    const nextPoll = () => (writing ? new Promise<void>((resolve) => (polled = resolve)) : Promise.resolve());
+    let holdStill: Promise<void> | undefined;
+    const whileHeldStill = async (wait: () => Promise<void>) => {
+      let release = () => {};
+      holdStill = new Promise<void>((resolve) => (release = resolve));
+      try {
+        await wait();
+      } finally {
+        holdStill = undefined;
+        release();
+      }
+    };
     const writer = (async () => {
       for (let write = 0; writing && write < 2_000; write += 1) {
+        if (holdStill) await holdStill;
         const loads = [
           { loadNumber: `W${write}`, status: 'Available' as const, scheduledPickupDate: new Date().toISOString(), poNumber: `new-${write}` },
           ...(write >= 3 ? [{ loadNumber: `W${write - 3}`, status: 'Covered' as const, scheduledPickupDate: new Date().toISOString(), poNumber: `changed-${write}` }] : []),
@@ -88,7 +104,8 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
       polled();
     })();
 
-    await until('the copy reads pages on the standby while the writer writes', async () => writes >= 5 && (await standbyReads()) > standbyReadsBefore);
+    await until('the writer has written', () => writes >= 5);
+    await whileHeldStill(() => until('the copy reads pages on the standby', async () => (await standbyReads()) > standbyReadsBefore));
     await topology.standby.pauseReplay();
     const [lagAtPause, skipsAtPause, writesAtPause] = [await summed(topology, 'loadfeed_standby_replay_lag_bytes'), await summed(topology, 'loadfeed_standby_skips_total', { reason: 'behind' }), writes];
     // Each instance checks its standby every second: a check after the pause sees it further behind the
@@ -101,7 +118,8 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
     await topology.standby.resumeReplay();
     const standbyReadsResumed = await standbyReads();
     const writesResumed = writes;
-    await until('the copy reads pages on the resumed standby while the writer writes', async () => writes >= writesResumed + 5 && (await standbyReads()) > standbyReadsResumed);
+    await until('the writer writes on', () => writes >= writesResumed + 5);
+    await whileHeldStill(() => until('the copy reads pages on the resumed standby', async () => (await standbyReads()) > standbyReadsResumed));
     writing = false;
     await Promise.all([writer, reader]);
 
@@ -125,7 +143,9 @@ describe('HAProxy, two instances, PgBouncer, a primary and a streaming standby',
     await topology.standby.caughtUp();
     await until('the checks see the standby caught up', async () => (await summed(topology, 'loadfeed_standby_replay_lag_bytes')) === 0, { everyMs: 250, withinMs: 10_000 });
     expect(await summed(topology, 'loadfeed_database_up')).toBe(2 * 2);
-  });
+    // Each phase waits for its condition within its own bound (30 s, the last two 10 s), not the file's 30 s
+    // default for the whole test: on a loaded machine the phases together take longer than that.
+  }, 150_000);
 
   it('admits exactly the limit of one key in a burst spread over both instances', async () => {
     const limited = (await createKey(pool, 'demo', { rateLimit: 20 })).key;
