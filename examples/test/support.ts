@@ -222,18 +222,17 @@ export const byLoadNumber = <T extends { loadNumber: string }>(rows: readonly T[
 export const newestUpdatedAt = (loads: readonly Load[]) => loads.map((load) => load.updatedAt).sort().at(-1);
 
 /**
- * A copy left by a sync that stopped: every load changed before the cursor is there as served, none
- * changed after it. (Loads AT the cursor may be partly there: a run starts again from the cursor minus
- * an overlap, so it reads them again.)
+ * A copy left by a sync that stopped: every load changed before the cursor is there as served, and every
+ * load in the copy is one the API served, whole. The cursor is never ahead of the rows: loads AT the
+ * cursor may be partly there, and loads past it may be there too (a stretch of pages read by number hands
+ * its rows over before the check that lets the cursor move, sdk/README "Ties on a settled feed"); a run
+ * starts again from the cursor minus an overlap, so it reads them again.
  */
 export function expectWholePagesUpTo(copy: readonly Load[], cursor: string, served: readonly Load[]): void {
   const before = served.filter((load) => load.updatedAt < cursor);
-  const at = served.filter((load) => load.updatedAt === cursor);
   const copied = new Map(copy.map((load) => [load.loadNumber, load]));
-  for (const load of before) expect(copied.get(load.loadNumber)).toEqual(load);
-  for (const load of copy) expect(load.updatedAt <= cursor, `${load.loadNumber} is past the cursor`).toBe(true);
+  for (const load of before) expect(copied.get(load.loadNumber), `${load.loadNumber} is before the cursor`).toEqual(load);
   expect(copy.length).toBeGreaterThanOrEqual(before.length);
-  expect(copy.length).toBeLessThanOrEqual(before.length + at.length);
   for (const load of copy) expect(served).toContainEqual(load);
 }
 
