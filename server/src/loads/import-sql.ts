@@ -2,7 +2,10 @@
 // order of WRITABLE_LOAD_FIELDS (src/loads/columns.ts); test/loads/import-sql.test.ts holds every list
 // here to that order, so that a field added to the contract and the table cannot be forgotten here.
 
-/** The import's rows, checked, with their line numbers: one table of the import's own transaction. */
+/**
+ * One batch of the import's rows, checked, with their line numbers: a table of the import's own
+ * transaction, emptied (CLEAR_BATCH_SQL) once the batch is written.
+ */
 export const STAGING_SQL = `
 CREATE TEMPORARY TABLE import_staging (
   line bigint NOT NULL,
@@ -31,21 +34,57 @@ COPY import_staging (
   miles, total_cost
 ) FROM STDIN`;
 
-/** Each later line of a loadNumber that appears more than once, with the line it first appears on. */
-export const REPEATED_SQL = `
-SELECT s.line::int AS line, s.load_number, f.first_line::int AS first_line
-  FROM import_staging AS s
-  JOIN (SELECT load_number, min(line) AS first_line FROM import_staging GROUP BY load_number HAVING count(*) > 1) AS f
-    ON f.load_number = s.load_number AND s.line > f.first_line
- ORDER BY s.line`;
+export const CLEAR_BATCH_SQL = `TRUNCATE import_staging`;
 
-/** The repeats (when they are skipped): the first line of a loadNumber is the one imported. */
-export const DROP_REPEATED_SQL = `
-DELETE FROM import_staging AS s
- WHERE EXISTS (SELECT FROM import_staging AS t WHERE t.load_number = s.load_number AND t.line < s.line)`;
+/** Each line's loadNumber, gathered batch by batch: repeats are found over the whole input at its end. */
+export const KEYS_SQL = `
+CREATE TEMPORARY TABLE import_keys (
+  line bigint NOT NULL,
+  load_number text NOT NULL
+) ON COMMIT DROP`;
+
+export const KEEP_KEYS_SQL = `INSERT INTO import_keys (line, load_number) SELECT line, load_number FROM import_staging`;
+
+/** Each later line of a loadNumber that appears more than once in the input, with the line it first appears on. */
+export const REPEATED_SQL = `
+SELECT k.line::int AS line, k.load_number, f.first_line::int AS first_line
+  FROM import_keys AS k
+  JOIN (SELECT load_number, min(line) AS first_line FROM import_keys GROUP BY load_number HAVING count(*) > 1) AS f
+    ON f.load_number = k.load_number AND k.line > f.first_line
+ ORDER BY k.line`;
 
 /**
- * Upserts the staged rows for customer $1 by loadNumber, in line order (ids and stamps follow the input).
+ * Every loadNumber of the import so far with the first line it appears on, for an import that skips bad
+ * lines: a repeat is then dropped before its batch is written (the first line of a loadNumber is the one
+ * imported), whichever batch the first line was in.
+ */
+export const SEEN_SQL = `
+CREATE TEMPORARY TABLE import_seen (
+  load_number text PRIMARY KEY,
+  first_line bigint NOT NULL
+) ON COMMIT DROP`;
+
+/** The batch's loadNumbers not seen before, each with its first line in the batch. */
+export const REMEMBER_SQL = `
+INSERT INTO import_seen (load_number, first_line)
+SELECT load_number, min(line) FROM import_staging GROUP BY load_number
+    ON CONFLICT (load_number) DO NOTHING`;
+
+/** Each line of the batch whose loadNumber appears on an earlier line, with the line it first appears on. */
+export const BATCH_REPEATED_SQL = `
+SELECT s.line::int AS line, s.load_number, f.first_line::int AS first_line
+  FROM import_staging AS s
+  JOIN import_seen AS f ON f.load_number = s.load_number AND s.line > f.first_line
+ ORDER BY s.line`;
+
+/** The batch's repeats, dropped before it is written. */
+export const DROP_REPEATED_SQL = `
+DELETE FROM import_staging AS s
+ USING import_seen AS f
+ WHERE f.load_number = s.load_number AND s.line > f.first_line`;
+
+/**
+ * Upserts the batch's rows for customer $1 by loadNumber, in line order (ids and stamps follow the input).
  * A row whose values are all as the API shows them already (decimals as the strings stored: 10.5 over
  * 10.50 is a change, as for the trigger, migrations/0010) is not written. Returns how many rows were
  * staged, inserted and written.

@@ -1,17 +1,20 @@
 // Importing loads (the CLI's `import`, the test server's importLoads), streamed: each row is checked once,
-// as it is read, and copied (COPY) into a staging table of the import's own transaction; then one statement
-// upserts the staged rows by loadNumber. Memory is bounded by the longest row, not the input. Nothing is
-// written if any row is bad (unless the caller skips bad rows), and nothing of an import is visible until
-// all of it is, even when it is killed part-way. Each row is stamped when it is written, and the settled
-// feed (sql/functions/announce_feed_writer.sql) holds the customer's feed back while the upsert runs
-// instead of letting a change slip behind clients' cursors. A row whose values did not change is not
-// written at all, and keeps its updatedAt; the database's trigger keeps the rule for every other writer
-// too.
+// as it is read, and copied (COPY) into a staging table of the import's own transaction a batch at a time;
+// each batch is then upserted by loadNumber in one statement while the next batch is read and checked, so
+// that Node's reading and PostgreSQL's writing run side by side (on two cores the import takes about the
+// longer of the two instead of their sum). Memory is bounded by two batches, not the input. Nothing is
+// written if any row is bad (unless the caller skips bad rows): the transaction is rolled back, and
+// nothing of an import is visible until all of it is, even when it is killed part-way. Each row is stamped
+// when it is written, and the settled feed (sql/functions/announce_feed_writer.sql) holds the customer's
+// feed back from the first batch's upsert until the commit instead of letting a change slip behind
+// clients' cursors. A row whose values did not change is not written at all, and keeps its updatedAt; the
+// database's trigger keeps the rule for every other writer too.
 //
-// Concurrent imports of one customer take turns at the upsert: each takes a transaction-level advisory lock
-// of the customer's imports first (IMPORT_LOCK_CLASS), so two imports never lock shared loads in opposite
-// orders and deadlock (an import read from stdin could not be retried). Their reading, checking and staging
-// still run side by side; the rows keep the input's order (their ids and stamps follow it).
+// Concurrent imports of one customer take turns: each takes a transaction-level advisory lock of the
+// customer's imports (IMPORT_LOCK_CLASS) before its first upsert and holds it to its commit, so two
+// imports never lock shared loads in opposite orders and deadlock (an import read from stdin could not be
+// retried). The one that waits has read and checked its first batches meanwhile; the rows keep the input's
+// order (their ids and stamps follow it).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
@@ -19,7 +22,22 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
 import { withTransaction } from '../db/pool.js';
 import { WRITABLE_LOAD_FIELDS } from './columns.js';
-import { COPY_SQL, DROP_REPEATED_SQL, IMPORT_LOCK_CLASS, REPEATED_SQL, STAGING_SQL, TAKE_TURN_SQL, UNBOUNDED_SQL, UPSERT_SQL } from './import-sql.js';
+import {
+  BATCH_REPEATED_SQL,
+  CLEAR_BATCH_SQL,
+  COPY_SQL,
+  DROP_REPEATED_SQL,
+  IMPORT_LOCK_CLASS,
+  KEEP_KEYS_SQL,
+  KEYS_SQL,
+  REMEMBER_SQL,
+  REPEATED_SQL,
+  SEEN_SQL,
+  STAGING_SQL,
+  TAKE_TURN_SQL,
+  UNBOUNDED_SQL,
+  UPSERT_SQL,
+} from './import-sql.js';
 import { checkLoadInput, type LoadRecord } from './load-input.js';
 
 /** A read row of the input (a line of an NDJSON file), numbered for messages. */
@@ -45,6 +63,8 @@ export interface ImportProblem {
 export interface ImportOptions {
   /** Import the good rows and report the bad ones, instead of importing nothing. */
   skipInvalid?: boolean;
+  /** How much COPY text a batch holds (BATCH_CHARACTERS); tests make batches of a few rows. */
+  batchCharacters?: number;
 }
 
 export interface ImportOutcome {
@@ -63,6 +83,11 @@ export class ImportRejectedError extends OperatorError {
 
 /** How much COPY text is gathered before it is sent: few messages, little memory. */
 const COPY_CHUNK_CHARACTERS = 64 * 1024;
+/**
+ * How much COPY text one batch holds (~6,000 loads of ~700 bytes): each batch costs a few statements, so
+ * batches are large; while one is upserted, the next is read (two batches in memory at most).
+ */
+export const BATCH_CHARACTERS = 4 * 1024 * 1024;
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** Whether a value holds one of them: one test for nearly every value, which holds none. */
@@ -81,9 +106,21 @@ function copyRow(line: number, record: LoadRecord): string {
   return `${text}\n`;
 }
 
-/** The good rows of `lines` as COPY text; each bad line's problems go to `problems` as they are found. */
-async function* copyText(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, problems: ImportProblem[]): AsyncGenerator<string> {
+/** The good rows of one batch as COPY text, in chunks, and whether a loadNumber appears twice among them. */
+interface Batch {
+  chunks: string[];
+  repeats: boolean;
+}
+
+/** The good rows of `lines` as batches of COPY text; each bad line's problems go to `problems` as they are found. */
+async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, problems: ImportProblem[], batchCharacters: number): AsyncGenerator<Batch> {
+  const chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, batchCharacters);
+  let chunks: string[] = [];
+  let gathered = 0;
   let text = '';
+  // The batch's loadNumbers: as many as a batch holds, so memory stays bounded by the batch.
+  const loadNumbers = new Set<string>();
+  let repeats = false;
   for await (const read of lines) {
     if ('problem' in read) {
       problems.push({ line: read.line, message: read.problem });
@@ -95,12 +132,22 @@ async function* copyText(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>
       continue;
     }
     text += copyRow(read.line, check.record);
-    if (text.length >= COPY_CHUNK_CHARACTERS) {
-      yield text;
-      text = '';
+    repeats ||= loadNumbers.has(check.record.loadNumber);
+    loadNumbers.add(check.record.loadNumber);
+    if (text.length < chunkCharacters) continue;
+    chunks.push(text);
+    gathered += text.length;
+    text = '';
+    if (gathered >= batchCharacters) {
+      yield { chunks, repeats };
+      chunks = [];
+      gathered = 0;
+      loadNumbers.clear();
+      repeats = false;
     }
   }
-  if (text.length > 0) yield text;
+  if (text.length > 0) chunks.push(text);
+  if (chunks.length > 0) yield { chunks, repeats };
 }
 
 /**
@@ -112,26 +159,61 @@ export async function importLoadLines(
   pool: pg.Pool,
   customerCode: string,
   lines: Iterable<ImportLine> | AsyncIterable<ImportLine>,
-  { skipInvalid = false }: ImportOptions = {},
+  { skipInvalid = false, batchCharacters = BATCH_CHARACTERS }: ImportOptions = {},
 ): Promise<ImportOutcome> {
   const customerId = await customerIdOf(pool, customerCode);
   return withTransaction(pool, async (client) => {
     await client.query(UNBOUNDED_SQL);
     await client.query(STAGING_SQL);
+    // Repeated loadNumbers: an import that skips bad lines drops each repeat before its batch is written
+    // (a table of the loadNumbers seen, indexed); one refused on any bad line finds them all at its end,
+    // over a plain list of every line's loadNumber, which costs a fraction of the index.
+    await client.query(skipInvalid ? SEEN_SQL : KEYS_SQL);
     const problems: ImportProblem[] = [];
-    await pipeline(Readable.from(copyText(lines, problems)), client.query(copyFrom(COPY_SQL)));
-    const repeated = await client.query<{ line: number; load_number: string; first_line: number }>(REPEATED_SQL);
-    for (const row of repeated.rows) {
-      problems.push({ line: row.line, message: `loadNumber ${JSON.stringify(row.load_number)} appears already on line ${row.first_line}` });
+    const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
+    let refused = false;
+    let turnTaken = false;
+    // One batch is read ahead (highWaterMark 1) while the one before it is written.
+    for await (const batch of Readable.from(copyBatches(lines, problems, batchCharacters), { highWaterMark: 1 }) as AsyncIterable<Batch>) {
+      await pipeline(Readable.from(batch.chunks), client.query(copyFrom(COPY_SQL)));
+      if (skipInvalid) {
+        await client.query(REMEMBER_SQL);
+        const repeated = await client.query<RepeatedRow>(BATCH_REPEATED_SQL);
+        problems.push(...repeated.rows.map(repeatProblem));
+        if (repeated.rows.length > 0) await client.query(DROP_REPEATED_SQL);
+      } else {
+        await client.query(KEEP_KEYS_SQL);
+        // An import that will be refused writes nothing more (a batch holding a loadNumber twice could
+        // not be upserted in one statement); its remaining lines are still read and checked, so that the
+        // refusal names every bad one.
+        refused ||= problems.length > 0 || batch.repeats;
+      }
+      if (!refused) {
+        if (!turnTaken) await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
+        turnTaken = true;
+        const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
+        summary.inserted += counts.inserted;
+        summary.changed += counts.written - counts.inserted;
+        summary.unchanged += counts.staged - counts.written;
+      }
+      await client.query(CLEAR_BATCH_SQL);
     }
+    if (!skipInvalid) problems.push(...(await client.query<RepeatedRow>(REPEATED_SQL)).rows.map(repeatProblem));
     // Stable: a line's own problems keep their order.
     problems.sort((a, b) => a.line - b.line);
     if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
-    if (repeated.rows.length > 0) await client.query(DROP_REPEATED_SQL);
-    await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
-    const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
-    return { summary: { inserted: counts.inserted, changed: counts.written - counts.inserted, unchanged: counts.staged - counts.written }, problems };
+    return { summary, problems };
   });
+}
+
+interface RepeatedRow {
+  line: number;
+  load_number: string;
+  first_line: number;
+}
+
+function repeatProblem(row: RepeatedRow): ImportProblem {
+  return { line: row.line, message: `loadNumber ${JSON.stringify(row.load_number)} appears already on line ${row.first_line}` };
 }
 
 /** Upserts rows for a customer, all or nothing; throws ImportRejectedError listing every bad line. */
