@@ -106,16 +106,20 @@ function copyRow(line: number, record: LoadRecord): string {
   return `${text}\n`;
 }
 
-/** The good rows of one batch as COPY text, in chunks, and whether a loadNumber appears twice among them. */
+/**
+ * The good rows of one batch as COPY text, in chunks of UTF-8 bytes, and whether a loadNumber appears twice
+ * among them. Bytes rather than the text they were built as: text built by appending is a tree of its
+ * pieces on V8's heap, several times its length, and a batch waits while the one before it is written.
+ */
 interface Batch {
-  chunks: string[];
+  chunks: Buffer[];
   repeats: boolean;
 }
 
 /** The good rows of `lines` as batches of COPY text; each bad line's problems go to `problems` as they are found. */
 async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, problems: ImportProblem[], batchCharacters: number): AsyncGenerator<Batch> {
   const chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, batchCharacters);
-  let chunks: string[] = [];
+  let chunks: Buffer[] = [];
   let gathered = 0;
   let text = '';
   // The batch's loadNumbers: as many as a batch holds, so memory stays bounded by the batch.
@@ -135,7 +139,7 @@ async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLi
     repeats ||= loadNumbers.has(check.record.loadNumber);
     loadNumbers.add(check.record.loadNumber);
     if (text.length < chunkCharacters) continue;
-    chunks.push(text);
+    chunks.push(Buffer.from(text));
     gathered += text.length;
     text = '';
     if (gathered >= batchCharacters) {
@@ -146,7 +150,7 @@ async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLi
       repeats = false;
     }
   }
-  if (text.length > 0) chunks.push(text);
+  if (text.length > 0) chunks.push(Buffer.from(text));
   if (chunks.length > 0) yield { chunks, repeats };
 }
 
