@@ -7,7 +7,8 @@
 //
 // Environment: BENCH_DATABASE_URL, else TEST_DATABASE_URL/DATABASE_URL's server (two scratch databases,
 // dropped after), BENCH_ADMISSIONS (3000 a round), BENCH_ROUNDS (4), BENCH_RATE_LIMIT (2000000000, as the
-// page benchmark's key; 1000 measures a full exact window), BENCH_STEADY_PER_SECOND (250; 0: none).
+// page benchmark's key; 1000 measures a full exact window), BENCH_STEADY_PER_SECOND (250; 0: none),
+// BENCH_TURN (100: each round runs the two sides in alternating turns of this many admissions).
 //
 // Two sets of rounds. Fresh key: the key's window starts empty and holds only the rounds' own requests.
 // Steady state: then both windows are filled as BENCH_STEADY_PER_SECOND requests a second sustained for
@@ -31,6 +32,7 @@ const PER_ROUND = Number(process.env.BENCH_ADMISSIONS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 2_000_000_000);
 const STEADY_PER_SECOND = Number(process.env.BENCH_STEADY_PER_SECOND ?? 250);
+const TURN = Number(process.env.BENCH_TURN ?? 100);
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 /** The previous release's admission statement (its src/auth/admission.ts), its instance's clock as $3. */
@@ -82,23 +84,43 @@ async function prepareSide(serverUrl: string, name: string, lastMigration: strin
   return { name, pool, backendPid, admit, fill };
 }
 
-async function measureRound(side: Side): Promise<RoundResult> {
-  const timings: number[] = [];
-  const cpuBefore = cpuMsOf(side.backendPid);
-  const started = performance.now();
-  for (let index = 0; index < PER_ROUND; index += 1) {
-    const begun = performance.now();
-    await side.admit();
-    timings.push(performance.now() - begun);
+/**
+ * One round of both sides, in turns of BENCH_TURN admissions (the side that goes first alternating from
+ * turn to turn), so that both sides meet the same load from the machine's other work; each side's figures
+ * are over its own turns.
+ */
+async function measureRound(): Promise<Map<string, RoundResult>> {
+  const timings = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const cpuMs = new Map<string, number>(sides.map((side) => [side.name, 0]));
+  const elapsedMs = new Map<string, number>(sides.map((side) => [side.name, 0]));
+  for (let turn = 0; turn * TURN < PER_ROUND; turn += 1) {
+    const admissions = Math.min(TURN, PER_ROUND - turn * TURN);
+    for (const side of turn % 2 === 0 ? sides : [...sides].reverse()) {
+      const cpuBefore = cpuMsOf(side.backendPid);
+      const started = performance.now();
+      for (let index = 0; index < admissions; index += 1) {
+        const begun = performance.now();
+        await side.admit();
+        timings.get(side.name)!.push(performance.now() - begun);
+      }
+      elapsedMs.set(side.name, elapsedMs.get(side.name)! + performance.now() - started);
+      cpuMs.set(side.name, cpuMs.get(side.name)! + cpuMsOf(side.backendPid) - cpuBefore);
+    }
   }
-  const elapsed = performance.now() - started;
-  timings.sort((a, b) => a - b);
-  return {
-    medianMs: timings[Math.floor(timings.length / 2)]!,
-    p99Ms: timings[Math.floor(timings.length * 0.99)]!,
-    cpuMsPerRequest: (cpuMsOf(side.backendPid) - cpuBefore) / PER_ROUND,
-    perSecond: PER_ROUND / (elapsed / 1000),
-  };
+  return new Map(
+    sides.map((side) => {
+      const sorted = timings.get(side.name)!.sort((a, b) => a - b);
+      return [
+        side.name,
+        {
+          medianMs: sorted[Math.floor(sorted.length / 2)]!,
+          p99Ms: sorted[Math.floor(sorted.length * 0.99)]!,
+          cpuMsPerRequest: cpuMs.get(side.name)! / PER_ROUND,
+          perSecond: PER_ROUND / (elapsedMs.get(side.name)! / 1000),
+        },
+      ];
+    }),
+  );
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -111,11 +133,11 @@ const sides = [
   await prepareSide(serverUrl, 'loadfeed_admission_before', '0011', true),
   await prepareSide(serverUrl, 'loadfeed_admission_after', '9999', false),
 ];
-/** ROUNDS alternating rounds of each side. */
+/** ROUNDS rounds of both sides (measureRound). */
 async function alternatingRounds(): Promise<Map<string, RoundResult[]>> {
   const results = new Map<string, RoundResult[]>(sides.map((side) => [side.name, []]));
   for (let index = 0; index < ROUNDS; index += 1) {
-    for (const side of index % 2 === 0 ? sides : [...sides].reverse()) results.get(side.name)!.push(await measureRound(side));
+    for (const [name, result] of await measureRound()) results.get(name)!.push(result);
   }
   return results;
 }
@@ -152,7 +174,7 @@ try {
   }
   log('loadfeed admission benchmark: key lookup, rate window and horizon, one round trip, one connection');
   log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
-  log(`  ${ROUNDS} alternating rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side; the rows carry over between rounds`);
+  log(`  ${ROUNDS} rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side, the sides taking alternating turns of ${TURN}; the rows carry over between rounds`);
   log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: this release (one row per key, server/sql/'s admission)`);
   log();
   report('Fresh key (each window holds only the rounds\' own requests):', fresh, 'fresh key');
