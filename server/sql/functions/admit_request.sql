@@ -10,16 +10,16 @@
 -- that query's snapshot is stamped before the reading's clock less a millisecond
 -- (customer_feed_versions.latest_updated_at, moved at each writer's commit to at least every stamp of
 -- it: bump_feed_versions). The horizon is then the reading's clock less a millisecond, as it was for the
--- request that took the reading. It is safe: a writer the reading
--- missed stamps after its clock reading. And it serves the same rows as a fresh reading would: every
--- change of the customer committed at the snapshot is at or before it, and a change committed later was
--- in flight at the snapshot, after the reading (which showed no writer of the customer), so it is
--- stamped after the reading's clock. Only X-Feed-Settled-Through is older, by the reading's age (at most
--- 5 ms). The version read in that snapshot serves a standby as the one read after a fresh reading does:
--- the snapshot is later than the reading (committed before it), so it holds every change the horizon
--- covers (feed_settled_state.sql). Otherwise the horizon is read afresh (feed_settled_through, which stores
--- the reading for the next requests when the stored one is more than 5 ms old) and the version after it,
--- in a snapshot of its own. Customers of slot 0 (the start-up probe's, src/db/settled-feed-check.ts)
+-- request that took the reading. It is safe: a writer the reading missed stamps after its clock reading.
+-- And it serves the same rows as a fresh reading would: every change of the customer committed at the
+-- snapshot is at or before it, and a change committed later was in flight at the snapshot, after the
+-- reading (which showed no writer of the customer), so it is stamped after the reading's clock. Only
+-- X-Feed-Settled-Through is older, by the reading's age (at most 5 ms). The version read in that
+-- snapshot serves a standby as the one read after a fresh reading does: the snapshot is later than the
+-- reading (committed before it), so it holds every change the horizon covers (feed_settled_state.sql).
+-- Otherwise the horizon is fixed as before (feed_settled_through: a fresh reading, stored for the next
+-- requests when the stored one is more than 5 ms old, or a dear one shared) and the version read after
+-- it, in a snapshot of its own. Customers of slot 0 (the start-up probe's, src/db/settled-feed-check.ts)
 -- always read afresh. The window is called as a plain expression rather than as a table in a FROM (no
 -- function scan set up and torn down per call). The previous release's instances call the same
 -- signatures and get the same answers.
@@ -45,7 +45,9 @@ RETURNS TABLE (
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   -- How old a stored reading of the feed's writers may be and still give the horizon: 5 ms, unless the
-  -- setting loadfeed.reading_reused_for says otherwise (test/admission/ reuses readings for longer).
+  -- setting loadfeed.reading_reused_for says otherwise (test/admission/ reuses readings for an hour, so
+  -- that writes land between a reading and its reuse however slowly the test runs). A longer age makes
+  -- only X-Feed-Settled-Through older: the page is the one a fresh reading would serve.
   reading_reused_for interval := coalesce(nullif(current_setting('loadfeed.reading_reused_for', true), '')::interval, interval '5 milliseconds');
   last_used timestamptz;
   latest_committed timestamptz;
