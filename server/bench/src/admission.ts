@@ -7,7 +7,13 @@
 //
 // Environment: BENCH_DATABASE_URL, else TEST_DATABASE_URL/DATABASE_URL's server (two scratch databases,
 // dropped after), BENCH_ADMISSIONS (3000 a round), BENCH_ROUNDS (4), BENCH_RATE_LIMIT (2000000000, as the
-// page benchmark's key; 1000 measures a full exact window).
+// page benchmark's key; 1000 measures a full exact window), BENCH_STEADY_PER_SECOND (250; 0: none),
+// BENCH_TURN (100: each round runs the two sides in alternating turns of this many admissions).
+//
+// Two sets of rounds. Fresh key: the key's window starts empty and holds only the rounds' own requests.
+// Steady state: then both windows are filled as BENCH_STEADY_PER_SECOND requests a second sustained for
+// the last 60 s would have left them (steady-window.ts), and the rounds run again. The previous release's
+// cost grows with the requests its window counts (a row each); this release's does not.
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
@@ -20,10 +26,13 @@ import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/keys/keys.js';
 import { row, targetLines } from './report.js';
 import { dropScratchDatabases, scratchDatabase } from './scratch-database.js';
+import { fillPreviousWindow, fillWindow } from './steady-window.js';
 
 const PER_ROUND = Number(process.env.BENCH_ADMISSIONS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 2_000_000_000);
+const STEADY_PER_SECOND = Number(process.env.BENCH_STEADY_PER_SECOND ?? 250);
+const TURN = Number(process.env.BENCH_TURN ?? 100);
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 /** The previous release's admission statement (its src/auth/admission.ts), its instance's clock as $3. */
@@ -36,6 +45,8 @@ interface Side {
   pool: pg.Pool;
   backendPid: number;
   admit(): Promise<boolean>;
+  /** Fills the key's window as `perSecond` requests a second for the last 60 s would; how many it counts. */
+  fill(perSecond: number): Promise<number>;
 }
 
 interface RoundResult {
@@ -45,8 +56,16 @@ interface RoundResult {
   perSecond: number;
 }
 
-/** CPU milliseconds (user + system) process `pid` has used: /proc/<pid>/stat, in clock ticks of 10 ms. */
+/**
+ * CPU milliseconds process `pid` has used: /proc/<pid>/schedstat (nanoseconds on a CPU) where the kernel
+ * keeps it, else /proc/<pid>/stat (user + system, in clock ticks of 10 ms).
+ */
 function cpuMsOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    // No schedstat: the coarser counters below.
+  }
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
@@ -56,31 +75,52 @@ async function prepareSide(serverUrl: string, name: string, lastMigration: strin
   // One connection, so that one backend serves every admission and its CPU is theirs.
   const pool = createPool(url.toString(), { max: 1 });
   await addCustomer(pool, 'admitted');
-  const { key } = await createKey(pool, 'admitted', { rateLimit: LIMIT });
+  const { key, id: keyId } = await createKey(pool, 'admitted', { rateLimit: LIMIT });
   const backendPid = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
   const admit = previous
     ? async () => (await pool.query<{ admitted: boolean }>(PREVIOUS_ADMIT_SQL, [hashKey(key), 10, new Date(), RATE_WINDOW_MS, LAST_USED_RESOLUTION_MS])).rows[0]!.admitted
     : async () => (await admitRequest(pool, key, 10))!.decision.admitted;
-  return { name, pool, backendPid, admit };
+  const fill = previous ? (perSecond: number) => fillPreviousWindow(pool, keyId, perSecond) : (perSecond: number) => fillWindow(pool, keyId, LIMIT, perSecond);
+  return { name, pool, backendPid, admit, fill };
 }
 
-async function measureRound(side: Side): Promise<RoundResult> {
-  const timings: number[] = [];
-  const cpuBefore = cpuMsOf(side.backendPid);
-  const started = performance.now();
-  for (let index = 0; index < PER_ROUND; index += 1) {
-    const begun = performance.now();
-    await side.admit();
-    timings.push(performance.now() - begun);
+/**
+ * One round of both sides, in turns of BENCH_TURN admissions (the side that goes first alternating from
+ * turn to turn), so that both sides meet the same load from the machine's other work; each side's figures
+ * are over its own turns.
+ */
+async function measureRound(): Promise<Map<string, RoundResult>> {
+  const timings = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const cpuMs = new Map<string, number>(sides.map((side) => [side.name, 0]));
+  const elapsedMs = new Map<string, number>(sides.map((side) => [side.name, 0]));
+  for (let turn = 0; turn * TURN < PER_ROUND; turn += 1) {
+    const admissions = Math.min(TURN, PER_ROUND - turn * TURN);
+    for (const side of turn % 2 === 0 ? sides : [...sides].reverse()) {
+      const cpuBefore = cpuMsOf(side.backendPid);
+      const started = performance.now();
+      for (let index = 0; index < admissions; index += 1) {
+        const begun = performance.now();
+        await side.admit();
+        timings.get(side.name)!.push(performance.now() - begun);
+      }
+      elapsedMs.set(side.name, elapsedMs.get(side.name)! + performance.now() - started);
+      cpuMs.set(side.name, cpuMs.get(side.name)! + cpuMsOf(side.backendPid) - cpuBefore);
+    }
   }
-  const elapsed = performance.now() - started;
-  timings.sort((a, b) => a - b);
-  return {
-    medianMs: timings[Math.floor(timings.length / 2)]!,
-    p99Ms: timings[Math.floor(timings.length * 0.99)]!,
-    cpuMsPerRequest: (cpuMsOf(side.backendPid) - cpuBefore) / PER_ROUND,
-    perSecond: PER_ROUND / (elapsed / 1000),
-  };
+  return new Map(
+    sides.map((side) => {
+      const sorted = timings.get(side.name)!.sort((a, b) => a - b);
+      return [
+        side.name,
+        {
+          medianMs: sorted[Math.floor(sorted.length / 2)]!,
+          p99Ms: sorted[Math.floor(sorted.length * 0.99)]!,
+          cpuMsPerRequest: cpuMs.get(side.name)! / PER_ROUND,
+          perSecond: PER_ROUND / (elapsedMs.get(side.name)! / 1000),
+        },
+      ];
+    }),
+  );
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -93,16 +133,17 @@ const sides = [
   await prepareSide(serverUrl, 'loadfeed_admission_before', '0011', true),
   await prepareSide(serverUrl, 'loadfeed_admission_after', '9999', false),
 ];
-try {
+/** ROUNDS rounds of both sides (measureRound). */
+async function alternatingRounds(): Promise<Map<string, RoundResult[]>> {
   const results = new Map<string, RoundResult[]>(sides.map((side) => [side.name, []]));
   for (let index = 0; index < ROUNDS; index += 1) {
-    for (const side of index % 2 === 0 ? sides : [...sides].reverse()) results.get(side.name)!.push(await measureRound(side));
+    for (const [name, result] of await measureRound()) results.get(name)!.push(result);
   }
-  log('loadfeed admission benchmark: key lookup, rate window and horizon, one round trip, one connection');
-  log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
-  log(`  ${ROUNDS} alternating rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side; the rows carry over between rounds`);
-  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: this release (one row per key, server/sql/'s admission)`);
-  log();
+  return results;
+}
+
+function report(title: string, results: Map<string, RoundResult[]>, targetPrefix: string): void {
+  log(title);
   const widths = [36, 10, 10, 10, 12];
   log(row(['', 'median ms', 'p99 ms', 'DB CPU ms', 'admissions/s'], widths));
   for (const side of sides) {
@@ -111,7 +152,7 @@ try {
   const [before, after] = sides.map((side) => results.get(side.name)!) as [RoundResult[], RoundResult[]];
   const pick = (rounds: RoundResult[], figure: (result: RoundResult) => number) => median(rounds.map(figure));
   log();
-  log('Targets:');
+  log(`Targets (${targetPrefix}):`);
   for (const line of targetLines([
     { name: 'admission database CPU per request, after / before', value: pick(after, (r) => r.cpuMsPerRequest) / pick(before, (r) => r.cpuMsPerRequest), unit: 'x', bound: 0.5, comparison: '<=' },
     { name: 'admission median latency, after / before', value: pick(after, (r) => r.medianMs) / pick(before, (r) => r.medianMs), unit: 'x', bound: 0.5, comparison: '<=' },
@@ -119,6 +160,30 @@ try {
     { name: 'after: last round / first round, admissions/s', value: after[after.length - 1]!.perSecond / after[0]!.perSecond, unit: 'x', bound: 0.9, comparison: '>=' },
   ])) {
     log(line);
+  }
+  log();
+}
+
+try {
+  const fresh = await alternatingRounds();
+  let steady: { results: Map<string, RoundResult[]>; counted: number[] } | undefined;
+  if (STEADY_PER_SECOND > 0) {
+    const counted = [];
+    for (const side of sides) counted.push(await side.fill(STEADY_PER_SECOND));
+    steady = { results: await alternatingRounds(), counted };
+  }
+  log('loadfeed admission benchmark: key lookup, rate window and horizon, one round trip, one connection');
+  log(`  machine: ${cpus().length} CPU cores shared with other work (1-minute load average ${loadAverage.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at the end)`);
+  log(`  ${ROUNDS} rounds of ${PER_ROUND} sequential admissions of one key (limit ${LIMIT}) per side, the sides taking alternating turns of ${TURN}; the rows carry over between rounds`);
+  log(`  before: migrations up to 0011 (the previous release: a row per counted request, the instance's clock); after: this release (one row per key, server/sql/'s admission)`);
+  log();
+  report('Fresh key (each window holds only the rounds\' own requests):', fresh, 'fresh key');
+  if (steady) {
+    report(
+      `Steady state (then each window filled as by ${STEADY_PER_SECOND} requests/s sustained for 60 s: before ${steady.counted[0]} requests counted, after ${steady.counted[1]}; tables vacuumed):`,
+      steady.results,
+      'steady state',
+    );
   }
 } finally {
   await Promise.all(sides.map((side) => side.pool.end()));

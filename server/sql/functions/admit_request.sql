@@ -1,14 +1,28 @@
 -- A request's work on the primary in one round trip: the key looked up by its hash (no row: a 401), its
 -- use recorded at most once a `p_last_used_resolution`, the request counted against the key's rolling
 -- window on the database's clock (rate_window_admit: no instance's clock reaches it), and the customer's
--- settled state (feed_settled_state: the horizon and the feed version read after it) — read last, so that
--- it is fixed before the page's statement takes its snapshot. `counted_at` is the database clock's
--- reading, which the rate headers (and the response's Date) are computed from.
--- The window and the horizon are called as plain expressions rather than as tables in a FROM (no function
--- scan set up and torn down per call), and the horizon's feed version is read here rather than through
--- feed_settled_state: this function is VOLATILE PL/pgSQL, so the version's query takes its own snapshot,
--- after the horizon's reading of pg_locks, exactly as feed_settled_state's did. The previous release's
--- instances call the same signatures and get the same answers.
+-- settled horizon and feed version, fixed before the page's statements take their snapshot. `counted_at`
+-- is the database clock's reading, which the rate headers (and the response's Date) are computed from.
+--
+-- The horizon reuses the last stored reading of the feed's writers (the table feed_writers_reading, read
+-- in the key lookup's own query) when that reading is at most 5 ms older than the request's clock, shows
+-- no writer of the customer's slot nor of every customer, and every change of the customer committed at
+-- that query's snapshot is stamped before the reading's clock less a millisecond
+-- (customer_feed_versions.latest_updated_at, moved at each writer's commit to at least every stamp of
+-- it: bump_feed_versions). The horizon is then the reading's clock less a millisecond, as it was for the
+-- request that took the reading. It is safe: a writer the reading missed stamps after its clock reading.
+-- And it serves the same rows as a fresh reading would: every change of the customer committed at the
+-- snapshot is at or before it, and a change committed later was in flight at the snapshot, after the
+-- reading (which showed no writer of the customer), so it is stamped after the reading's clock. Only
+-- X-Feed-Settled-Through is older, by the reading's age (at most 5 ms). The version read in that
+-- snapshot serves a standby as the one read after a fresh reading does: the snapshot is later than the
+-- reading (committed before it), so it holds every change the horizon covers (feed_settled_state.sql).
+-- Otherwise the horizon is fixed as before (feed_settled_through: a fresh reading, stored for the next
+-- requests when the stored one is more than 5 ms old, or a dear one shared) and the version read after
+-- it, in a snapshot of its own. Customers of slot 0 (the start-up probe's, src/db/settled-feed-check.ts)
+-- always read afresh. The window is called as a plain expression rather than as a table in a FROM (no
+-- function scan set up and torn down per call). The previous release's instances call the same
+-- signatures and get the same answers.
 CREATE OR REPLACE FUNCTION admit_request(
   p_key_hash bytea,
   p_default_limit integer,
@@ -30,13 +44,24 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
+  -- How old a stored reading of the feed's writers may be and still give the horizon: 5 ms, unless the
+  -- setting loadfeed.reading_reused_for says otherwise (test/admission/ reuses readings for an hour, so
+  -- that writes land between a reading and its reuse however slowly the test runs). A longer age makes
+  -- only X-Feed-Settled-Through older: the page is the one a fresh reading would serve.
+  reading_reused_for interval := coalesce(nullif(current_setting('loadfeed.reading_reused_for', true), '')::interval, interval '5 milliseconds');
   last_used timestamptz;
+  latest_committed timestamptz;
+  read_at timestamptz;
+  reading_slots integer[];
+  customer_slot integer;
   counting record;
 BEGIN
-  SELECT k.id, k.customer_id, c.code, k.rate_limit, k.last_used_at
-    INTO key_id, customer_id, customer_code, rate_limit, last_used
+  SELECT k.id, k.customer_id, c.code, k.rate_limit, k.last_used_at, v.version, v.latest_updated_at, r.read_at, r.slots
+    INTO key_id, customer_id, customer_code, rate_limit, last_used, feed_version, latest_committed, read_at, reading_slots
     FROM api_keys AS k
     JOIN customers AS c ON c.id = k.customer_id
+    LEFT JOIN customer_feed_versions AS v ON v.customer_id = k.customer_id
+    LEFT JOIN feed_writers_reading AS r ON true
    WHERE k.key_hash = p_key_hash AND k.revoked_at IS NULL;
   IF NOT FOUND THEN
     RETURN;
@@ -52,6 +77,16 @@ BEGIN
   oldest := counting.oldest;
   admits_at := counting.admits_at;
   counted_at := counting.counted_at;
+
+  customer_slot := feed_writer_slot(customer_id);
+  IF customer_slot <> 0 AND read_at >= counted_at - reading_reused_for
+     AND coalesce(latest_committed, '-infinity') < read_at - interval '1 millisecond'
+     AND NOT (customer_slot = ANY (reading_slots) OR 65535 = ANY (reading_slots)) THEN
+    settled_through := read_at - interval '1 millisecond';
+    feed_version := coalesce(feed_version, 0);
+    RETURN NEXT;
+    RETURN;
+  END IF;
   settled_through := feed_settled_through(customer_id);
   SELECT v.version INTO feed_version FROM customer_feed_versions AS v WHERE v.customer_id = admit_request.customer_id;
   feed_version := coalesce(feed_version, 0);

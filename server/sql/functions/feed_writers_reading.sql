@@ -2,14 +2,19 @@
 -- dear: reading pg_locks scans the whole lock table (3-4 ms with 5,000 locks of other applications held,
 -- under 0.1 ms with a few), and a horizon fixed from an older reading is still safe: every writer it missed
 -- stamps after its clock reading. The last reading's per-slot earliest stamps and what it cost; unlogged
--- (no WAL: it is read on the primary only, and a crash just empties it). Written and read through
--- feed_writers_reading(), as its owner. The table itself is a versioned migration's (0012).
+-- (no WAL: it is read on the primary only, and a crash just empties it). Written through
+-- feed_writers_reading(), as its owner; read there and by admit_request. The table itself is a versioned
+-- migration's (0012).
 -- A reading of the feed's writers. The last one is reused while it is at most 5 ms old and cost at least
 -- 1 ms; a cheap one is read anew by each request (so a quiet database serves the freshest horizon). A
 -- dear reading is stored for the others, by one request at a time: the others skip its row lock rather
--- than wait, and use the older reading meanwhile (if under a second old). A cheap one is stored once a
--- second, so that what readings cost stays known. SECURITY DEFINER so that the server's role needs no
--- privilege on the table (an instance of the previous release calls it too, through feed_settled_through).
+-- than wait, and use the older reading meanwhile (if under a second old). A cheap one is stored when the
+-- stored one is more than 5 ms old, the age up to which admit_request gives customers with no change
+-- committed since the reading their horizon from it: so a busy server reads pg_locks about once every
+-- 5 ms and stores at most 200 readings a second, and what readings cost stays known. SECURITY DEFINER so
+-- that the server's role needs no privilege to write the table (an instance of the previous release
+-- calls it too, through feed_settled_through); reading it needs none either (migration 0017 lets every
+-- role read it, as every role may read the pg_locks it comes from).
 CREATE OR REPLACE FUNCTION feed_writers_reading() RETURNS feed_writers_reading
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
@@ -40,7 +45,7 @@ BEGIN
   reading.cost := clock_timestamp() - started;
   IF last.read_at IS NULL THEN
     INSERT INTO feed_writers_reading VALUES (reading.*) ON CONFLICT (only_row) DO NOTHING;
-  ELSIF locked OR reading.cost >= interval '1 millisecond' OR last.read_at < now_ms - interval '1 second' THEN
+  ELSIF locked OR reading.cost >= interval '1 millisecond' OR last.read_at < now_ms - interval '5 milliseconds' THEN
     IF NOT locked THEN
       PERFORM 1 FROM feed_writers_reading FOR UPDATE SKIP LOCKED;
       locked := FOUND;
