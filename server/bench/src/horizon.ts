@@ -54,16 +54,18 @@ try {
   const windowStart = feedWindowStart(new Date());
   const filters = { page: 1, pageSize: 100 };
 
-  // admit_request without its last step: the baseline that does everything but read the settled state
-  // (the horizon and the feed version after it). A body that no longer holds that step stops the run, so
-  // that the baseline can never quietly be the server's own function.
-  const SETTLED_STEP = 'SELECT s.settled_through, s.feed_version INTO settled_through, feed_version FROM feed_settled_state(customer_id) AS s;';
+  // admit_request without its last steps: the baseline that does everything but fix the settled state
+  // (the horizon, from the stored reading or a fresh one, and the feed version after it); its key lookup
+  // still joins the version and the stored reading. A body that no longer holds those steps where this
+  // expects them stops the run, so that the baseline can never quietly be the server's own function.
+  const SETTLED_FROM = 'customer_slot := feed_writer_slot(customer_id);';
+  const SETTLED_UNTIL = 'RETURN NEXT;\nEND';
   const { rows: source } = await pool.query<{ body: string }>("SELECT pg_get_functiondef('admit_request(bytea, integer, interval, interval)'::regprocedure) AS body");
-  if (!source[0]!.body.includes(SETTLED_STEP)) throw new Error('bench:horizon: admit_request no longer reads feed_settled_state as this baseline expects');
+  const body = source[0]!.body;
+  const [from, until] = [body.indexOf(SETTLED_FROM), body.lastIndexOf(SETTLED_UNTIL)];
+  if (from < 0 || until < from) throw new Error('bench:horizon: admit_request no longer fixes the settled state where this baseline expects');
   await pool.query(
-    source[0]!.body
-      .replace('FUNCTION public.admit_request(', 'FUNCTION public.admit_request_unsettled(')
-      .replace(SETTLED_STEP, 'settled_through := clock_timestamp(); feed_version := 0;'),
+    `${body.slice(0, from)}settled_through := clock_timestamp(); feed_version := 0;\n  ${body.slice(until)}`.replace('FUNCTION public.admit_request(', 'FUNCTION public.admit_request_unsettled('),
   );
   const admit = (horizon: boolean) =>
     `SELECT customer_id::text AS customer_id, settled_through FROM ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, interval '60 seconds', interval '60 seconds')`;
