@@ -74,22 +74,29 @@ const RULES: readonly FieldRule[] = WRITABLE_LOAD_FIELDS.map((field) => {
   };
 });
 
+/** A field's one problem. Only a bad field makes one: a good field's check allocates nothing. */
+class FieldProblem {
+  constructor(readonly message: string) {}
+}
+
+function mismatch(rule: FieldRule, value: unknown): FieldProblem {
+  return new FieldProblem(`${rule.field} must be ${expectation(rule.field)} (got ${quoted(value)})`);
+}
+
 /** The value as stored, or the one problem of it (the first that applies: a value far too long is named for its length alone). */
-function checkField(rule: FieldRule, value: unknown): { value: string | null } | { problem: string } {
+function checkField(rule: FieldRule, value: unknown): string | null | FieldProblem {
   const { field } = rule;
-  if (value === undefined && rule.required) return { problem: `${field} is required` };
-  if (value === undefined || (value === null && !rule.required)) return { value: null };
-  const mismatch = () => ({ problem: `${field} must be ${expectation(field)} (got ${quoted(value)})` });
-  if (typeof value !== 'string' || value.length === 0) return mismatch();
-  if (rule.type === 'load_status') return STATUSES.has(value) ? { value } : mismatch();
-  if (value.length > rule.maxLength) return { problem: `${field} is too long: ${value.length} characters, at most ${rule.maxLength}` };
+  if (value === undefined && rule.required) return new FieldProblem(`${field} is required`);
+  if (value === undefined || (value === null && !rule.required)) return null;
+  if (typeof value !== 'string' || value.length === 0) return mismatch(rule, value);
+  if (rule.type === 'load_status') return STATUSES.has(value) ? value : mismatch(rule, value);
+  if (value.length > rule.maxLength) return new FieldProblem(`${field} is too long: ${value.length} characters, at most ${rule.maxLength}`);
   // Refused here rather than by the database, which would fail the whole import without naming the line.
   const unstorable = MAYBE_UNSTORABLE.test(value) ? UNSTORABLE.find(({ pattern }) => pattern.test(value)) : undefined;
-  if (unstorable) return { problem: `${field} holds ${unstorable.name}, which PostgreSQL cannot store (got ${quoted(value)})` };
-  if (rule.pattern && !rule.pattern.test(value)) return mismatch();
-  if (rule.type !== 'timestamptz') return { value };
-  const stored = storedDateTime(value);
-  return stored === undefined ? mismatch() : { value: stored };
+  if (unstorable) return new FieldProblem(`${field} holds ${unstorable.name}, which PostgreSQL cannot store (got ${quoted(value)})`);
+  if (rule.pattern && !rule.pattern.test(value)) return mismatch(rule, value);
+  if (rule.type !== 'timestamptz') return value;
+  return storedDateTime(value) ?? mismatch(rule, value);
 }
 
 export type InputCheck = { ok: true; record: LoadRecord } | { ok: false; problems: string[] };
@@ -102,16 +109,24 @@ export function checkLoadInput(input: unknown): InputCheck {
   const given = input as Record<string, unknown>;
   const problems: string[] = [];
   const record: Record<string, string | null> = {};
+  let present = 0;
   for (const rule of RULES) {
     // Own fields only: JSON.parse makes `__proto__` an own key, and an inherited value is no input.
-    const checked = checkField(rule, Object.hasOwn(given, rule.field) ? given[rule.field] : undefined);
-    if ('problem' in checked) problems.push(checked.problem);
-    else record[rule.field] = checked.value;
+    const has = Object.hasOwn(given, rule.field);
+    if (has) present += 1;
+    const checked = checkField(rule, has ? given[rule.field] : undefined);
+    if (checked instanceof FieldProblem) problems.push(checked.message);
+    else record[rule.field] = checked;
   }
-  // Unknown fields are found among the input's own keys, `__proto__` included.
-  for (const key of Object.keys(given)) {
-    if (WRITABLE.has(key)) continue;
-    problems.push(key === SERVER_KEPT_FIELD ? `${key} is kept by the server (it changes when a value changes); leave it out` : `${JSON.stringify(key)} is not a Load field`);
+  // Unknown fields are found among the input's own keys, `__proto__` included; looked for only when the
+  // input has more keys than the Load fields it holds (counted without making a list of them).
+  let keys = 0;
+  for (const key in given) if (Object.hasOwn(given, key)) keys += 1;
+  if (keys > present) {
+    for (const key of Object.keys(given)) {
+      if (WRITABLE.has(key)) continue;
+      problems.push(key === SERVER_KEPT_FIELD ? `${key} is kept by the server (it changes when a value changes); leave it out` : `${JSON.stringify(key)} is not a Load field`);
+    }
   }
   return problems.length === 0 ? { ok: true, record: record as LoadRecord } : { ok: false, problems };
 }

@@ -10,17 +10,10 @@ const EARLIEST_MS = new Date(0).setUTCFullYear(1, 0, 1);
 const LATEST_MS = new Date(0).setUTCFullYear(10000, 0, 1) - 1;
 
 const ZERO = 0x30;
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ`: where its separators are; every other position holds a digit. */
-const SEPARATORS: ReadonlyMap<number, number> = new Map([
-  [4, 0x2d], // -
-  [7, 0x2d], // -
-  [10, 0x54], // T
-  [13, 0x3a], // :
-  [16, 0x3a], // :
-  [19, 0x2e], // .
-  [23, 0x5a], // Z
-]);
-const CANONICAL_LENGTH = 24;
+const DIGIT = -1;
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ`, position by position: the separator's character code, or DIGIT. */
+const CANONICAL_SHAPE: readonly number[] = [...'0000-00-00T00:00:00.000Z'].map((character) => (character === '0' ? DIGIT : character.charCodeAt(0)));
+const CANONICAL_LENGTH = CANONICAL_SHAPE.length;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 
 function isLeapYear(year: number): boolean {
@@ -39,8 +32,8 @@ export function isStoredDateTime(text: string): boolean {
   if (text.length !== CANONICAL_LENGTH) return false;
   for (let index = 0; index < CANONICAL_LENGTH; index += 1) {
     const code = text.charCodeAt(index);
-    const separator = SEPARATORS.get(index);
-    if (separator === undefined ? code < ZERO || code > ZERO + 9 : code !== separator) return false;
+    const expected = CANONICAL_SHAPE[index]!;
+    if (expected === DIGIT ? code < ZERO || code > ZERO + 9 : code !== expected) return false;
   }
   const year = digitsAt(text, 0, 4);
   const month = digitsAt(text, 5, 7);
