@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../../src/db/pool.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
@@ -19,7 +20,7 @@ describe("each query's client-side deadline (db/query-deadline.ts)", () => {
   });
 
   /** Runs `call` against a database that has stopped answering; resolves with its error and how long it took. */
-  async function againstFrozen(call: (client: import('pg').PoolClient) => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  async function againstFrozen(call: (client: pg.PoolClient) => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
     const pool = createPool(proxy.url, { max: 1, statementTimeoutMs: STATEMENT_TIMEOUT_MS, connectTimeoutMs: 500 });
     const client = await pool.connect();
     try {
