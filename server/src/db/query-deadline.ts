@@ -59,8 +59,13 @@ export function clientWithDeadline(deadlineMs: number): typeof pg.Client {
       }
       if (typeof second === 'function') return call(config, withDeadline(second as Callback, deadlineMs));
       if (typeof third === 'function') return call(config, second, withDeadline(third as Callback, deadlineMs));
+      // The promise form stays pg's own (its rejections carry the caller's stack); the deadline settles first if it passes.
       return new Promise((resolve, reject) => {
-        call(config, second, withDeadline((error, result) => (error ? reject(error) : resolve(result)), deadlineMs));
+        const settle = withDeadline((error, result) => (error ? reject(error) : resolve(result)), deadlineMs);
+        (call(...args) as Promise<unknown>).then(
+          (result) => settle(null, result),
+          (error: Error) => settle(error),
+        );
       }) as never;
     }
   };
