@@ -38,8 +38,19 @@ function sendCancel(client: pg.PoolClient): void {
   socket.once('connect', () => socket.end(message));
 }
 
+/**
+ * What cancelling a statement needs of a signal. An AbortSignal is one; the concurrency gate's turn is
+ * another, made without an AbortController (concurrency-gate.ts says why).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  throwIfAborted(): void;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** `pool`'s statements, each cancelled when `signal` aborts while it runs (and refused once it has). */
-export function cancellable(pool: pg.Pool, signal: AbortSignal): Queryable {
+export function cancellable(pool: pg.Pool, signal: CancelSignal): Queryable {
   const query = async (sql: string, values?: unknown[]) => {
     signal.throwIfAborted();
     const client = await pool.connect();

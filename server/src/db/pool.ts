@@ -1,5 +1,6 @@
 // The connection pool every part of the server borrows from, and the bounds on each database call.
 import pg from 'pg';
+import { clientWithDeadline } from './query-deadline.js';
 
 /** What a page's statements need of a database: a pool, or one that checks or cancels its statements. */
 export type Queryable = Pick<pg.Pool, 'query'>;
@@ -47,7 +48,9 @@ export function createPool(
     max,
     connectionTimeoutMillis: connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    ...(deadline > 0 ? { query_timeout: deadline } : {}),
+    // The deadline is kept by the client class (db/query-deadline.ts); `query_timeout` stays in the options
+    // for clients made from them elsewhere (db/settled-feed-check.ts), which keep pg's own.
+    ...(deadline > 0 ? { query_timeout: deadline, Client: clientWithDeadline(deadline) } : {}),
     // A bound of 0 is left out rather than sent, so that it does not override one set on the role or database.
     ...(options.length > 0 ? { options: options.join(' ') } : {}),
   });

@@ -10,7 +10,7 @@
 // page does not go on holding a backend there after the client has moved on.
 import type pg from 'pg';
 import type { Metrics } from '../metrics/metrics.js';
-import { cancellable } from './cancellable.js';
+import { cancellable, type CancelSignal } from './cancellable.js';
 import { currentEnough, StandbyBehind } from './current-enough.js';
 import type { Queryable } from './pool.js';
 import type { Standbys } from './standbys.js';
@@ -30,7 +30,7 @@ export class ReadRouter {
    * each of its statements must return the customer's `feed_version` in its first row. When `signal`
    * aborts (the client left), the statement running is cancelled and the read ends with its error.
    */
-  async read<T>(feedVersion: bigint, read: (db: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async read<T>(feedVersion: bigint, read: (db: Queryable) => Promise<T>, signal?: CancelSignal): Promise<T> {
     const on = (pool: pg.Pool): Queryable => (signal ? cancellable(pool, signal) : pool);
     const standbys = this.standbys.all;
     const count = standbys.length;
