@@ -59,16 +59,18 @@ try {
   // still joins the version and the stored reading. A body that no longer holds those steps where this
   // expects them stops the run, so that the baseline can never quietly be the server's own function.
   const SETTLED_FROM = 'customer_slot := feed_writer_slot(customer_id);';
-  const SETTLED_UNTIL = 'RETURN NEXT;\nEND';
-  const { rows: source } = await pool.query<{ body: string }>("SELECT pg_get_functiondef('admit_request(bytea, integer, interval, interval)'::regprocedure) AS body");
+  const SETTLED_UNTIL = '\nEND';
+  const { rows: source } = await pool.query<{ body: string }>(
+    "SELECT pg_get_functiondef(p.oid) AS body FROM pg_proc AS p WHERE p.proname = 'admit_request' AND p.prokind = 'p' AND p.pronamespace = current_schema()::regnamespace",
+  );
   const body = source[0]!.body;
   const [from, until] = [body.indexOf(SETTLED_FROM), body.lastIndexOf(SETTLED_UNTIL)];
   if (from < 0 || until < from) throw new Error('bench:horizon: admit_request no longer fixes the settled state where this baseline expects');
   await pool.query(
-    `${body.slice(0, from)}settled_through := clock_timestamp(); feed_version := 0;\n  ${body.slice(until)}`.replace('FUNCTION public.admit_request(', 'FUNCTION public.admit_request_unsettled('),
+    `${body.slice(0, from)}settled_through := clock_timestamp(); feed_version := 0;\n  ${body.slice(until)}`.replace('PROCEDURE public.admit_request(', 'PROCEDURE public.admit_request_unsettled('),
   );
   const admit = (horizon: boolean) =>
-    `SELECT customer_id::text AS customer_id, settled_through FROM ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, interval '60 seconds', interval '60 seconds')`;
+    `CALL ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, interval '60 seconds', interval '60 seconds'${', NULL'.repeat(11)})`;
   const keyHash = hashKey(key);
   const count = Number(
     (await pool.query<{ total_count: string }>(COUNT_SQL, feedParameters({ customerId, windowStart, settledThrough: new Date().toISOString() }, filters))).rows[0]!.total_count,
