@@ -10,11 +10,18 @@ import { createHash } from 'node:crypto';
 import type { LoadFilters } from './list-query.js';
 
 /**
- * Entries kept at most; the oldest go first. Each is a 43-character key (a digest: filters such as
- * poNumber can be kilobytes long, and were the key's size before, 10,000 distinct 15 KB poNumbers took
- * the server from 97 MB to 278 MB) and two short values, so the cache stays near a few megabytes.
+ * Entries kept at most; the oldest go first. Each is a key of at most SHORT_KEY characters (a digest for
+ * longer filters: filters such as poNumber can be kilobytes long, and were the key's size before, 10,000
+ * distinct 15 KB poNumbers took the server from 97 MB to 278 MB) and two short values, so the cache stays
+ * near a few megabytes.
  */
 const CAPACITY = 10_000;
+/**
+ * Up to this length the key is the filters' JSON itself (a JSON array, starting with `[`, which no
+ * base64url digest holds, so the two kinds of key never meet): most requests' filters are a few dozen
+ * characters, and hashing them was ~10 µs of every page request (server/README.md, Benchmark).
+ */
+const SHORT_KEY = 128;
 
 /** A count, the feed version it was taken at, and that version's latest stamp (epoch ms). */
 export interface KeptCount {
@@ -26,9 +33,10 @@ export interface KeptCount {
 export class CountCache {
   readonly #entries = new Map<string, KeptCount>();
 
-  /** The SHA-256 of everything the count depends on: the same size whatever the filters hold. */
+  /** Everything the count depends on, as JSON, or its SHA-256 when longer than SHORT_KEY: a bounded size whatever the filters hold. */
   static keyOf(customerId: string, windowStart: Date, { page: _page, pageSize: _pageSize, ...filters }: LoadFilters): string {
-    return createHash('sha256').update(JSON.stringify([customerId, windowStart.getTime(), filters])).digest('base64url');
+    const json = JSON.stringify([customerId, windowStart.getTime(), filters]);
+    return json.length <= SHORT_KEY ? json : createHash('sha256').update(json).digest('base64url');
   }
 
   /** The count kept for the key if `settledThrough` (epoch ms) covers it, at whatever version it was taken; the caller checks the version. */

@@ -3,7 +3,7 @@
 // headers). A refused request is not counted and gets a 429.
 import Boom from '@hapi/boom';
 import type { Lifecycle, Request } from '@hapi/hapi';
-import { rateHeaders, type RateDecision } from './window.js';
+import { putRateHeaders, rateHeaders, type HeaderSink, type RateDecision } from './window.js';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -22,4 +22,9 @@ export function rateLimitStep(): Lifecycle.Method {
 /** The rate headers a response to `request` carries, if the request was counted or refused. */
 export function rateHeadersOf(request: Request): Record<string, string> {
   return request.app.rateDecision ? rateHeaders(request.app.rateDecision) : {};
+}
+
+/** Puts the same headers on `response`. */
+export function putRateHeadersOf(request: Request, response: HeaderSink): void {
+  if (request.app.rateDecision) putRateHeaders(request.app.rateDecision, response);
 }

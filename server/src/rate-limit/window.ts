@@ -43,14 +43,30 @@ export function decisionOf(row: WindowRow, limit: number, now: Date): RateDecisi
   return decision;
 }
 
-/** The headers DECISIONS.md puts on 200, 400 and 429 responses, and the Date they are computed at. */
+/** Where headers go: a hapi response, or a record. */
+export interface HeaderSink {
+  header(name: string, value: string): unknown;
+}
+
+/**
+ * Puts the headers DECISIONS.md puts on 200, 400 and 429 responses, and the Date they are computed at, on
+ * `sink`: on a page's response directly, without a record of them on every request.
+ */
+export function putRateHeaders(decision: RateDecision, sink: HeaderSink): void {
+  sink.header('date', decision.countedAt.toUTCString());
+  sink.header(RESPONSE_HEADERS.rateLimitLimit, String(decision.limit));
+  sink.header(RESPONSE_HEADERS.rateLimitRemaining, String(decision.remaining));
+  sink.header(RESPONSE_HEADERS.rateLimitReset, String(decision.resetAt));
+  if (decision.retryAfter !== undefined) sink.header(RESPONSE_HEADERS.retryAfter, String(decision.retryAfter));
+}
+
+/** The same headers as a record. */
 export function rateHeaders(decision: RateDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    date: decision.countedAt.toUTCString(),
-    [RESPONSE_HEADERS.rateLimitLimit]: String(decision.limit),
-    [RESPONSE_HEADERS.rateLimitRemaining]: String(decision.remaining),
-    [RESPONSE_HEADERS.rateLimitReset]: String(decision.resetAt),
-  };
-  if (decision.retryAfter !== undefined) headers[RESPONSE_HEADERS.retryAfter] = String(decision.retryAfter);
+  const headers: Record<string, string> = {};
+  putRateHeaders(decision, {
+    header(name, value) {
+      headers[name] = value;
+    },
+  });
   return headers;
 }

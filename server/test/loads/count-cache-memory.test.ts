@@ -31,4 +31,19 @@ describe('the kept counts\' memory', () => {
     expect(key.length).toBeLessThanOrEqual(64);
     expect(counts.get(CountCache.keyOf('42', windowStart, { page: 1, pageSize: 100, poNumber: `${filler}0` }), 0)).toBeUndefined();
   });
+
+  it('keys short filters by their JSON and longer ones by a digest, and never mistakes one for the other', () => {
+    const windowStart = new Date('2025-06-15T00:00:00.000Z');
+    const short = CountCache.keyOf('42', windowStart, { page: 1, pageSize: 100, poNumber: 'P-1' });
+    expect(short).toBe(JSON.stringify(['42', windowStart.getTime(), { poNumber: 'P-1' }]));
+    expect(CountCache.keyOf('42', windowStart, { page: 7, pageSize: 10, poNumber: 'P-1' })).toBe(short);
+    const long = CountCache.keyOf('42', windowStart, { page: 1, pageSize: 100, poNumber: 'P'.repeat(200) });
+    expect(long).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Every key of either kind is at most 128 characters, and a digest never starts as JSON does.
+    for (const length of [0, 50, 90, 100, 110, 120, 200]) {
+      const key = CountCache.keyOf('42', windowStart, { page: 1, pageSize: 100, poNumber: 'P'.repeat(length) });
+      expect(key.length).toBeLessThanOrEqual(128);
+      expect(key.startsWith('[')).toBe(key === JSON.stringify(['42', windowStart.getTime(), { poNumber: 'P'.repeat(length) }]));
+    }
+  });
 });

@@ -25,6 +25,13 @@ describe('listLoads query parameters', () => {
     expect(parse({})).toEqual({ page: DEFAULT_PAGE, pageSize: DEFAULT_PAGE_SIZE });
   });
 
+  it("keeps the query's order of parameters and puts the defaults after them, page first, and the statuses last", () => {
+    // The count cache's key hashes the filters in this order (as joi's schema makes them), however the query is read.
+    expect(Object.keys(parse({}))).toEqual(['page', 'pageSize']);
+    expect(Object.keys(parse({ poNumber: 'P', updatedSince: '2026-01-01' }))).toEqual(['poNumber', 'updatedSince', 'page', 'pageSize']);
+    expect(Object.keys(parse({ status: 'Covered', pageSize: '5', poNumber: 'P' }))).toEqual(['pageSize', 'poNumber', 'page', 'statuses']);
+  });
+
   it('knows exactly the parameters the contract lists', () => {
     const sample: Record<string, string> = {
       page: '2', pageSize: '5', updatedSince: '2026-01-01', status: 'Covered', pickupFrom: '2026-01-01',
@@ -134,6 +141,38 @@ describe('listLoads query parameters', () => {
   it('rounds sub-millisecond bounds so that they stay exact against millisecond timestamps', () => {
     expect(parse({ updatedSince: '2026-03-01T10:00:00.0001Z' }).updatedSince).toBe('2026-03-01T10:00:00.001Z');
     expect(parse({ pickupTo: '2026-03-01T10:00:00.0009Z' }).pickupTo).toBe('2026-03-01T10:00:00.000Z');
+  });
+
+  it('reads a query written the plain way to what the schema reads from the same values, keys in the same order', () => {
+    // A page number or size with a leading zero is not plain, so the query that has one goes through
+    // joi, which reads it as the same number: the two readings must agree in value and in key order (the
+    // count cache hashes the filters as they come).
+    const whole = fc.integer({ min: 1, max: 999_999_999_999_999 }).map(String);
+    const instant = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((date) => date.toISOString());
+    const bound = fc.oneof(
+      instant,
+      instant.map((text) => text.slice(0, 10)),
+      instant.map((text) => text.replace('Z', '+05:30')),
+      instant.map((text) => text.replace('Z', '9876-01:00')),
+    );
+    const status = fc.constantFrom(...LOAD_STATUSES);
+    const text = fc.string({ minLength: 1 }).filter((value) => !value.includes('\u0000'));
+    const values: Record<string, fc.Arbitrary<string | string[]>> = {
+      page: whole, pageSize: whole, updatedSince: bound, pickupFrom: bound, pickupTo: bound, deliveryFrom: bound, deliveryTo: bound,
+      status: fc.oneof(status, fc.array(status, { minLength: 1, maxLength: 3 })), poNumber: text, billingRefNumber: text,
+    };
+    const query = fc
+      .tuple(fc.shuffledSubarray([...LIST_LOADS_PARAMETERS], { minLength: 1 }), fc.constantFrom('page', 'pageSize'))
+      .chain(([names, number]) => fc.tuple(...[...new Set([...names, number])].map((name) => values[name]!.map((value) => [name, value] as const))).map((entries) => ({ entries, number })));
+    fc.assert(
+      fc.property(query, ({ entries, number }) => {
+        const plain = Object.fromEntries(entries);
+        const throughSchema = { ...plain, [number]: `0${plain[number] as string}` };
+        const read = parse(plain);
+        expect(read).toStrictEqual(parse(throughSchema));
+        expect(Object.keys(read)).toEqual(Object.keys(parse(throughSchema)));
+      }),
+    );
   });
 
   it('answers any query whatsoever with filters or a 400, never another error', () => {
