@@ -45,12 +45,14 @@ const EXPECTED = {
   billingRefNumber: 'a string without NUL characters',
 } satisfies Record<keyof ListLoadsQuery, string>;
 
+/** The instant a date bound stands for (a lower bound's first, an upper bound's last), as SQL reads it; undefined when the text is no date bound. */
+function boundOf(text: string, side: 'lower' | 'upper'): string | undefined {
+  const instant = parseInstant(text, { allowDate: true });
+  return instant && toSqlTimestamp(side === 'lower' ? lowerBoundMs(instant) : upperBoundMs(instant));
+}
+
 function bound(side: 'lower' | 'upper'): Joi.StringSchema {
-  return Joi.string().custom((text: string, helpers) => {
-    const instant = parseInstant(text, { allowDate: true });
-    if (!instant) return helpers.error('any.invalid');
-    return toSqlTimestamp(side === 'lower' ? lowerBoundMs(instant) : upperBoundMs(instant));
-  });
+  return Joi.string().custom((text: string, helpers) => boundOf(text, side) ?? helpers.error('any.invalid'));
 }
 
 const positiveInteger = Joi.number().integer().min(1);
@@ -108,11 +110,6 @@ function isPlainText(value: string | string[]): value is string {
   return typeof value === 'string' && value !== '' && !value.includes('\u0000');
 }
 
-/** A date bound as parseInstant reads it, as the schema's `bound` turns it into an instant; undefined when it is not one. */
-function plainBound(value: string | string[], side: 'lower' | 'upper'): string | undefined {
-  const instant = typeof value === 'string' ? parseInstant(value, { allowDate: true }) : undefined;
-  return instant && toSqlTimestamp(side === 'lower' ? lowerBoundMs(instant) : upperBoundMs(instant));
-}
 
 /**
  * A query whose every parameter is written the plain way, read without joi: what the schema makes of
@@ -134,11 +131,11 @@ function readPlainly(query: RawQuery): ParsedQuery | undefined {
       case 'updatedSince':
       case 'pickupFrom':
       case 'deliveryFrom':
-        plain = plainBound(value, 'lower');
+        plain = typeof value === 'string' ? boundOf(value, 'lower') : undefined;
         break;
       case 'pickupTo':
       case 'deliveryTo':
-        plain = plainBound(value, 'upper');
+        plain = typeof value === 'string' ? boundOf(value, 'upper') : undefined;
         break;
       case 'status': {
         const statuses = [value].flat();

@@ -42,6 +42,18 @@ describe('the feed index', () => {
     expect(nodes.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
   });
 
+  it("serves the previous release's page statement (feed_loads with eleven arguments, which now calls the query form) by the same index-only scan", async () => {
+    // Its arguments are folded into the query value and taken apart again when both calls are inlined:
+    // the window's bound still proves the feed index's predicate (sql/functions/feed_loads.sql).
+    const previousPage = `
+SELECT l.id FROM feed_loads($1::bigint, $2::timestamptz, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, $3::timestamptz) AS l
+ ORDER BY l.updated_at, l.id OFFSET 7900 LIMIT 100`;
+    const nodes = await planNodes(app.pool, previousPage, [await acmeId(app), feedWindowStart(new Date()).toISOString(), new Date().toISOString()]);
+    const [current] = await feedIndexes();
+    expect(nodes.filter((node) => node['Index Name'] === current).map((node) => node['Node Type'])).toEqual(['Index Only Scan']);
+    expect(nodes.some((node) => node['Node Type'] === 'Seq Scan')).toBe(false);
+  });
+
   it('is renewed with a later cutoff as the window moves, the old one dropped, without an operator', async () => {
     const [before] = await feedIndexes();
     expect(await keepFeedIndexCurrent(app.pool, new Date())).toEqual({ current: before, rebuilt: false });
