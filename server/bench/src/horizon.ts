@@ -213,7 +213,7 @@ try {
     SELECT c.id, 'BULK-' || c.id || '-' || k, 'Available', now() - interval '1 day', 100 + k
       FROM (SELECT id FROM customers WHERE code LIKE 'bulk%' ORDER BY id LIMIT ${customers}) AS c,
            generate_series(1, ${BULK_LOADS} / ${customers}) AS k`;
-  const FEED_TRIGGERS = ['loads_keep_updated_at', 'loads_bump_feed_versions', 'loads_bump_feed_versions_changed'];
+  const FEED_TRIGGERS = ['loads_keep_updated_at', 'loads_bump_feed_versions', 'loads_bump_feed_versions_changed', 'loads_bump_feed_versions_deleted'];
   async function bulkRun(customers: number, triggers: boolean): Promise<{ rowsPerSecond: number; lags: number[] }> {
     const writer = new pg.Client({ connectionString: url.toString() });
     await writer.connect();

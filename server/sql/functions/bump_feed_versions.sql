@@ -11,7 +11,8 @@
 -- writer of every customer bumps every customer), with a latest stamp read after its last write (an upper
 -- bound of its stamps, all the count cache needs); the other events find their customer and stamp covered
 -- and return. An event not covered (writes after a `SET CONSTRAINTS ... IMMEDIATE` that fired earlier
--- events) bumps again.
+-- events) bumps again. Most rows queue no event at all (feed_version_event_wanted, the triggers' WHEN):
+-- every event that fires clears its note, so that writes after it queue one again.
 CREATE OR REPLACE FUNCTION bump_feed_versions() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   bumped_through timestamptz := nullif(current_setting('loadfeed.feed_versions_bumped_through', true), '')::timestamptz;
@@ -20,6 +21,9 @@ DECLARE
   latest timestamptz;
   customers bigint[];
 BEGIN
+  IF current_setting('loadfeed.feed_version_event_for', true) <> '' THEN
+    PERFORM set_config('loadfeed.feed_version_event_for', '', true);
+  END IF;
   IF bumped_through IS NOT NULL
      AND (TG_OP = 'DELETE' OR NEW.updated_at <= bumped_through)
      AND (every_customer OR (

@@ -14,8 +14,14 @@ export class SettledFeedUnavailableError extends OperatorError {
 /** No customer has id 0 (ids start at 1), so the probe's writer holds back no real feed. */
 const PROBE_CUSTOMER = '0';
 
-/** The loads triggers the feed relies on: each must exist and fire ALWAYS (pg_trigger.tgenabled 'A'). */
-const FEED_TRIGGERS = ['loads_keep_updated_at', 'loads_bump_feed_versions', 'loads_bump_feed_versions_changed', 'loads_bump_feed_versions_truncated'];
+/** The loads triggers the feed relies on (sql/triggers/): each must exist and fire ALWAYS (pg_trigger.tgenabled 'A'). */
+export const FEED_TRIGGERS = [
+  'loads_keep_updated_at',
+  'loads_bump_feed_versions',
+  'loads_bump_feed_versions_changed',
+  'loads_bump_feed_versions_deleted',
+  'loads_bump_feed_versions_truncated',
+];
 
 const TRIGGER_MODES: Record<string, string> = {
   O: 'fires only while session_replication_role is origin (the default mode), so replicated and replica-role writes skip it',
@@ -37,7 +43,7 @@ export async function feedTriggerProblem(pool: Pick<pg.Pool, 'query'>): Promise<
   const modes = new Map(rows.map((row) => [row.name, row.enabled]));
   for (const name of FEED_TRIGGERS) {
     const mode = modes.get(name);
-    if (mode === undefined) return `the settled feed's trigger ${name} on loads is missing; re-create it as migrations/0012_settled-feed-for-every-writer.sql does`;
+    if (mode === undefined) return `the settled feed's trigger ${name} on loads is missing; re-create it as server/sql/triggers/loads.${name}.sql does`;
     if (mode !== 'A') return `the settled feed's trigger ${name} on loads ${TRIGGER_MODES[mode] ?? `has mode ${mode}`}; as the table's owner run: ALTER TABLE loads ENABLE ALWAYS TRIGGER ${name}`;
   }
   return undefined;

@@ -4,7 +4,7 @@ import { createServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { checkSettledFeed } from '../../src/db/settled-feed-check.js';
+import { checkSettledFeed, FEED_TRIGGERS, feedTriggerProblem } from '../../src/db/settled-feed-check.js';
 import { createLogger } from '../../src/logging.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { createTestRole, SERVER_GRANTS, type TestRole } from '../support/roles.js';
@@ -70,11 +70,29 @@ describe('the settled feed, checked at start', () => {
       await asAdmin('ALTER TABLE loads ENABLE TRIGGER ALL');
       await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(/fires only while session_replication_role is origin.*ENABLE ALWAYS TRIGGER loads_keep_updated_at$/);
     } finally {
-      for (const trigger of ['loads_keep_updated_at', 'loads_bump_feed_versions', 'loads_bump_feed_versions_changed', 'loads_bump_feed_versions_truncated']) {
+      for (const trigger of FEED_TRIGGERS) {
         await asAdmin(`ALTER TABLE loads ENABLE ALWAYS TRIGGER ${trigger}`);
       }
     }
     await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
+  });
+
+  it('names each feed trigger that is missing, and the file that makes it', async () => {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      for (const trigger of FEED_TRIGGERS) {
+        await admin.query('BEGIN');
+        await admin.query(`DROP TRIGGER ${trigger} ON loads`);
+        expect(await feedTriggerProblem(admin)).toBe(
+          `the settled feed's trigger ${trigger} on loads is missing; re-create it as server/sql/triggers/loads.${trigger}.sql does`,
+        );
+        await admin.query('ROLLBACK');
+      }
+      expect(await feedTriggerProblem(admin)).toBeUndefined();
+    } finally {
+      await admin.end();
+    }
   });
 
   it('answers /readyz with a 503 and the one-line reason while a feed trigger is not ALWAYS, and ready again once it is', async () => {

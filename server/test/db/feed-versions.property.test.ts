@@ -1,0 +1,203 @@
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+
+// sql/functions/bump_feed_versions.sql and feed_version_event_wanted.sql: a transaction that changes a
+// customer's loads moves the customer's feed version at commit, with a latest stamp at or after every
+// stamp it wrote (the count cache keeps a count while the version stays, src/loads/count-cache.ts), and
+// moves no other customer's. The triggers queue a deferred event only for the first row of each run of a
+// customer's rows; random transactions of inserts, changed and unchanged updates, deletes, loads moved
+// between customers, savepoints rolled back or released and `SET CONSTRAINTS ... IMMEDIATE` must still
+// leave every changed customer's version moved, compared with the rows the database holds.
+
+const CUSTOMERS = 3;
+
+type Step =
+  | { kind: 'insert'; customer: number; rows: number }
+  | { kind: 'update'; customer: number; nth: number; changes: boolean }
+  | { kind: 'delete'; customer: number; nth: number }
+  | { kind: 'move'; customer: number; to: number; nth: number }
+  | { kind: 'insert existing, do nothing'; customer: number }
+  | { kind: 'savepoint' }
+  | { kind: 'rollback to savepoint' }
+  | { kind: 'release savepoint' }
+  | { kind: 'constraints'; immediate: boolean }
+  | { kind: 'a millisecond passes' };
+
+const customer = fc.nat(CUSTOMERS - 1);
+const nth = fc.nat(4);
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('insert' as const), customer, rows: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('update' as const), customer, nth, changes: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), customer, nth }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('move' as const), customer, to: customer, nth }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('insert existing, do nothing' as const), customer }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('savepoint' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rollback to savepoint' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('release savepoint' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('constraints' as const), immediate: fc.boolean() }) },
+  // Stamps are milliseconds: without a pause, a bump and the writes after it may share one.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('a millisecond passes' as const) }) },
+);
+
+/** Each customer's loads as text (every column), and its feed version and latest stamp. */
+const STATE_SQL = `
+SELECT c.id::text AS id,
+       coalesce((SELECT string_agg(l::text, E'\\n' ORDER BY l.id) FROM loads AS l WHERE l.customer_id = c.id), '') AS rows,
+       (SELECT max(l.updated_at) FROM loads AS l WHERE l.customer_id = c.id) AS newest_stamp,
+       coalesce(v.version, 0)::text AS version, v.latest_updated_at AS latest
+  FROM customers AS c LEFT JOIN customer_feed_versions AS v ON v.customer_id = c.id
+ ORDER BY c.id`;
+
+interface CustomerState {
+  id: string;
+  rows: string;
+  newest_stamp: Date | null;
+  version: string;
+  latest: Date | null;
+}
+
+/** The nth load of a customer, by id (none when it has fewer). */
+const NTH_LOAD = `(SELECT id FROM loads WHERE customer_id = $1::bigint ORDER BY id OFFSET $2::integer LIMIT 1)`;
+
+describe('feed versions moved at commit by one event per run of a customer', () => {
+  const database = useTestDatabase();
+  let client: pg.Client;
+  let ids: string[] = [];
+  let loadNumber = 0;
+
+  const state = async (): Promise<CustomerState[]> => (await client.query<CustomerState>(STATE_SQL)).rows;
+  const insert = (customerId: string, rows: number) =>
+    client.query(
+      `INSERT INTO loads (customer_id, load_number, status) SELECT $1::bigint, 'V-' || ($2::integer + g), 'Available' FROM generate_series(1, $3::integer) AS g`,
+      [customerId, loadNumber, rows],
+    ).then(() => void (loadNumber += rows));
+
+  beforeAll(async () => {
+    await migrate(database.url);
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    // One customer more than the steps write: its version must never move.
+    await client.query(`INSERT INTO customers (code, name) SELECT 'v' || g, 'V ' || g FROM generate_series(1, $1::integer) AS g`, [CUSTOMERS + 1]);
+    ids = (await client.query<{ id: string }>('SELECT id::text AS id FROM customers ORDER BY id')).rows.map((row) => row.id);
+    for (const id of ids) await insert(id, 3);
+  });
+  afterAll(async () => {
+    await client?.end();
+  });
+
+  async function run(step: Step, savepoints: { depth: number }): Promise<void> {
+    switch (step.kind) {
+      case 'insert':
+        return insert(ids[step.customer]!, step.rows);
+      case 'update':
+        await client.query(
+          `UPDATE loads SET po_number = ${step.changes ? "coalesce(po_number, '') || 'x'" : 'po_number'} WHERE id = ${NTH_LOAD}`,
+          [ids[step.customer], step.nth],
+        );
+        return;
+      case 'delete':
+        await client.query(`DELETE FROM loads WHERE id = ${NTH_LOAD}`, [ids[step.customer], step.nth]);
+        return;
+      case 'move':
+        await client.query(`UPDATE loads SET customer_id = $3::bigint WHERE id = ${NTH_LOAD}`, [ids[step.customer], step.nth, ids[step.to]]);
+        return;
+      case 'insert existing, do nothing':
+        await client.query(
+          `INSERT INTO loads (customer_id, load_number, status) SELECT customer_id, load_number, status FROM loads WHERE customer_id = $1::bigint
+               ON CONFLICT (customer_id, load_number) DO NOTHING`,
+          [ids[step.customer]],
+        );
+        return;
+      case 'savepoint':
+        savepoints.depth += 1;
+        await client.query(`SAVEPOINT s${savepoints.depth}`);
+        return;
+      case 'rollback to savepoint':
+        if (savepoints.depth === 0) return;
+        await client.query(`ROLLBACK TO SAVEPOINT s${savepoints.depth}`);
+        await client.query(`RELEASE SAVEPOINT s${savepoints.depth}`);
+        savepoints.depth -= 1;
+        return;
+      case 'release savepoint':
+        if (savepoints.depth === 0) return;
+        await client.query(`RELEASE SAVEPOINT s${savepoints.depth}`);
+        savepoints.depth -= 1;
+        return;
+      case 'constraints':
+        await client.query(`SET CONSTRAINTS ALL ${step.immediate ? 'IMMEDIATE' : 'DEFERRED'}`);
+        return;
+      case 'a millisecond passes':
+        await client.query('SELECT pg_sleep(0.002)');
+        return;
+    }
+  }
+
+  it('moves the version of every customer whose loads changed, at or after their newest stamp, and of no customer left alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 14 }), fc.boolean(), async (steps, commits) => {
+        const before = await state();
+        await client.query('BEGIN');
+        try {
+          const savepoints = { depth: 0 };
+          for (const step of steps) await run(step, savepoints);
+          await client.query(commits ? 'COMMIT' : 'ROLLBACK');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw error;
+        }
+        const after = await state();
+        for (const [index, was] of before.entries()) {
+          const now = after[index]!;
+          if (!commits || index === CUSTOMERS) {
+            expect(now.version, `customer ${index}`).toBe(was.version);
+            continue;
+          }
+          if (now.rows !== was.rows) {
+            expect(BigInt(now.version), `customer ${index}: its loads changed`).toBeGreaterThan(BigInt(was.version));
+            if (now.newest_stamp !== null) expect(now.latest!.getTime(), `customer ${index}: latest stamp`).toBeGreaterThanOrEqual(now.newest_stamp.getTime());
+          }
+        }
+      }),
+      {
+        numRuns: 60,
+        examples: [
+          [[{ kind: 'insert', customer: 0, rows: 2 }, { kind: 'constraints', immediate: true }, { kind: 'a millisecond passes' }, { kind: 'update', customer: 0, nth: 0, changes: true }], true],
+          [[{ kind: 'savepoint' }, { kind: 'insert', customer: 1, rows: 1 }, { kind: 'rollback to savepoint' }, { kind: 'delete', customer: 1, nth: 0 }], true],
+        ],
+      },
+    );
+  });
+
+  it('queues one event for a bulk write of one customer, and one a row when customers alternate', async () => {
+    const events = async (sql: string): Promise<number> => {
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL track_functions = 'pl'`);
+        // The backend's calls not yet sent to the statistics, which may hold earlier transactions' calls.
+        const calls = async () =>
+          Number((await client.query<{ n: string }>(`SELECT coalesce(pg_stat_get_xact_function_calls('bump_feed_versions'::regproc), 0)::text AS n`)).rows[0]!.n);
+        const before = await calls();
+        await client.query(sql);
+        await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+        return (await calls()) - before;
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    };
+    const bulk = (customers: string) => `
+      INSERT INTO loads (customer_id, load_number, status)
+      SELECT c.id, 'B-' || g || '-' || c.id, 'Available' FROM generate_series(1, 500) AS g, unnest('${customers}'::bigint[]) AS c(id)
+       ORDER BY g, c.id`;
+    expect(await events(bulk(`{${ids[0]}}`))).toBe(1);
+    expect(await events(bulk(`{${ids[0]},${ids[1]}}`))).toBe(1_000);
+    expect(await events(`UPDATE loads SET po_number = 'bulk' WHERE customer_id = ${ids[1]}`)).toBe(1);
+    expect(await events(`UPDATE loads SET po_number = po_number WHERE customer_id = ${ids[1]}`)).toBe(0);
+    expect(await events(`DELETE FROM loads WHERE customer_id = ${ids[2]}`)).toBe(1);
+    // Events fired early (SET CONSTRAINTS ... IMMEDIATE) leave later writes of the same customer to queue their own.
+    const again = bulk(`{${ids[0]}}`).replaceAll("'B-'", "'C-'");
+    expect(await events(`${bulk(`{${ids[0]}}`)}; SET CONSTRAINTS ALL IMMEDIATE; ${again}`)).toBe(2);
+  });
+});
