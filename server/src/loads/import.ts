@@ -88,6 +88,12 @@ const COPY_CHUNK_CHARACTERS = 64 * 1024;
  * batches are large; while one is upserted, the next is read (two batches in memory at most).
  */
 export const BATCH_CHARACTERS = 4 * 1024 * 1024;
+/**
+ * The first batch holds 1/FIRST_BATCH_SHARE of a batch, and each next one twice the one before, up to a
+ * batch: PostgreSQL waits for the first batch before it writes anything, and a whole one takes Node
+ * ~0.2 s to read (a tenth of an import of 100,000 loads on this machine).
+ */
+const FIRST_BATCH_SHARE = 16;
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** Whether a value holds one of them: one test for nearly every value, which holds none. */
@@ -118,7 +124,8 @@ interface Batch {
 
 /** The good rows of `lines` as batches of COPY text; each bad line's problems go to `problems` as they are found. */
 async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, problems: ImportProblem[], batchCharacters: number): AsyncGenerator<Batch> {
-  const chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, batchCharacters);
+  let limit = Math.max(1, Math.floor(batchCharacters / FIRST_BATCH_SHARE));
+  let chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, limit);
   let chunks: Buffer[] = [];
   let gathered = 0;
   let text = '';
@@ -142,8 +149,10 @@ async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLi
     chunks.push(Buffer.from(text));
     gathered += text.length;
     text = '';
-    if (gathered >= batchCharacters) {
+    if (gathered >= limit) {
       yield { chunks, repeats };
+      limit = Math.min(batchCharacters, limit * 2);
+      chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, limit);
       chunks = [];
       gathered = 0;
       loadNumbers.clear();
