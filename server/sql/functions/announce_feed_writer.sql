@@ -9,8 +9,11 @@
 -- is 64). The customers it announced are kept in transaction-local settings (at most 16 ids), so a row
 -- costs a short lookup whatever the transaction has written; a savepoint rolled back forgets them
 -- together with its locks. bump_feed_versions reads the same settings at commit.
+--
+-- It carries its search_path (the schema it was created in): the updatedAt trigger, which calls it by its
+-- schema-qualified name, runs with the writer's own, and logical replication's workers with an empty one.
 CREATE OR REPLACE FUNCTION announce_feed_writer(customer_id bigint, first_stamp timestamptz) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   announced bigint[];
 BEGIN

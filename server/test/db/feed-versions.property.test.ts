@@ -200,4 +200,30 @@ describe('feed versions moved at commit by one event per run of a customer', () 
     const again = bulk(`{${ids[0]}}`).replaceAll("'B-'", "'C-'");
     expect(await events(`${bulk(`{${ids[0]}}`)}; SET CONSTRAINTS ALL IMMEDIATE; ${again}`)).toBe(2);
   });
+
+  it('stamps, announces and bumps the writes of a session whose search_path is empty, as logical replication\'s workers run', async () => {
+    const writer = new pg.Client({ connectionString: database.url });
+    await writer.connect();
+    const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]!.schema;
+    const loads = `"${schema}".loads`;
+    const announced = async (customerId: string) =>
+      (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM feed_writers(clock_timestamp()) AS w WHERE w.slot = feed_writer_slot($1::bigint)`, [customerId])).rows[0]!.n > 0;
+    try {
+      const before = await state();
+      await writer.query(`SET search_path = ''`);
+      await writer.query('BEGIN');
+      await writer.query(`INSERT INTO ${loads} (customer_id, load_number, status) VALUES ($1::bigint, 'EMPTY-PATH-1', 'Available')`, [ids[0]]);
+      await writer.query(`UPDATE ${loads} SET customer_id = $1::bigint WHERE load_number = 'EMPTY-PATH-1'`, [ids[1]]);
+      await writer.query(`DELETE FROM ${loads} WHERE id = (SELECT id FROM ${loads} WHERE customer_id = $1::bigint ORDER BY id LIMIT 1)`, [ids[2]]);
+      expect([await announced(ids[0]!), await announced(ids[1]!), await announced(ids[2]!)]).toEqual([true, true, true]);
+      await writer.query('COMMIT');
+      const after = await state();
+      for (const index of [0, 1, 2]) expect(BigInt(after[index]!.version), `customer ${index}`).toBeGreaterThan(BigInt(before[index]!.version));
+      expect(after[CUSTOMERS]!.version).toBe(before[CUSTOMERS]!.version);
+      const { rows } = await client.query<{ updated_at: Date; created_at: Date }>(`SELECT updated_at, created_at FROM loads WHERE load_number = 'EMPTY-PATH-1'`);
+      expect(rows[0]!.updated_at.getTime()).toBeGreaterThanOrEqual(rows[0]!.created_at.getTime() - 1);
+    } finally {
+      await writer.end();
+    }
+  });
 });
