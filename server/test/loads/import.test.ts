@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importLoads, ImportRejectedError, type NumberedRow } from '../../src/loads/import.js';
+import { BATCH_CHARACTERS, importLoadLines, importLoads, ImportRejectedError, type ImportLine, type NumberedRow } from '../../src/loads/import.js';
+import { IMPORT_LOCK_CLASS } from '../../src/loads/import-sql.js';
 import { OperatorError } from '../../src/customers/customers.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
+
+/** Whether an import holds its customer's turn: taken right before its first batch is upserted. */
+const UPSERTING_SQL = `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2 AND granted`;
 
 async function rejection(app: TestApp, rows: NumberedRow[]): Promise<ImportRejectedError> {
   const error = await importLoads(app.pool, 'acme', rows).catch((caught: unknown) => caught);
@@ -101,5 +105,26 @@ describe('importing loads', () => {
     expect(await app.load('other', [aLoad('SAME', { poNumber: 'theirs' })])).toEqual({ inserted: 1, changed: 0, unchanged: 0 });
     const { rows } = await app.pool.query("SELECT po_number FROM loads WHERE load_number = 'SAME' ORDER BY po_number");
     expect(rows.map((row) => row.po_number)).toEqual(['mine', 'theirs']);
+  });
+
+  // The first batch is small (src/loads/import.ts, FIRST_BATCH_SHARE): PostgreSQL starts writing while Node
+  // reads the rest, instead of waiting for a whole batch (~17,000 loads) to be read first.
+  it('upserts its first batch while the input is still being read, long before a whole batch is', async () => {
+    const upserting = async () => (await app.pool.query<{ n: number }>(UPSERTING_SQL, [IMPORT_LOCK_CLASS])).rows[0]!.n > 0;
+    // A batch holds BATCH_CHARACTERS of COPY text, a load here ~150 characters of it: this many loads is a
+    // tenth of a batch, and more than the first batch.
+    const before = Math.ceil(BATCH_CHARACTERS / 150 / 10);
+    let seenWhileReading = false;
+    async function* lines(): AsyncGenerator<ImportLine> {
+      for (let line = 1; line <= before; line++) yield { line, value: aLoad(`F-${line}`) };
+      for (let attempt = 0; attempt < 200 && !seenWhileReading; attempt++) {
+        seenWhileReading = await upserting();
+        if (!seenWhileReading) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      yield { line: before + 1, value: aLoad('F-last') };
+    }
+    const { summary } = await importLoadLines(app.pool, 'acme', lines());
+    expect(seenWhileReading).toBe(true);
+    expect(summary.inserted).toBe(before + 1);
   });
 });
