@@ -13,6 +13,8 @@ import { useTestDatabase } from '../../src/testing/vitest.js';
 // leave every changed customer's version moved, compared with the rows the database holds.
 
 const CUSTOMERS = 3;
+/** Customers a writer of every customer writes: past the 16 it announces one by one (announce_feed_writer). */
+const MANY = 20;
 
 type Step =
   | { kind: 'insert'; customer: number; rows: number }
@@ -24,7 +26,8 @@ type Step =
   | { kind: 'rollback to savepoint' }
   | { kind: 'release savepoint' }
   | { kind: 'constraints'; immediate: boolean }
-  | { kind: 'a millisecond passes' };
+  | { kind: 'a millisecond passes' }
+  | { kind: 'write every customer' };
 
 const customer = fc.nat(CUSTOMERS - 1);
 const nth = fc.nat(4);
@@ -40,6 +43,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('constraints' as const), immediate: fc.boolean() }) },
   // Stamps are milliseconds: without a pause, a bump and the writes after it may share one.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('a millisecond passes' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('write every customer' as const) }) },
 );
 
 /** Each customer's loads as text (every column), and its feed version and latest stamp. */
@@ -79,10 +83,11 @@ describe('feed versions moved at commit by one event per run of a customer', () 
     await migrate(database.url);
     client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    // One customer more than the steps write: its version must never move.
-    await client.query(`INSERT INTO customers (code, name) SELECT 'v' || g, 'V ' || g FROM generate_series(1, $1::integer) AS g`, [CUSTOMERS + 1]);
-    ids = (await client.query<{ id: string }>('SELECT id::text AS id FROM customers ORDER BY id')).rows.map((row) => row.id);
-    for (const id of ids) await insert(id, 3);
+    // One customer more than the steps write one by one: its version moves only with a writer of every
+    // customer. Then the customers that writer writes.
+    await client.query(`INSERT INTO customers (code, name) SELECT 'v' || g, 'V ' || g FROM generate_series(1, $1::integer) AS g`, [CUSTOMERS + 1 + MANY]);
+    ids = (await client.query<{ id: string }>('SELECT c.id::text AS id FROM customers AS c ORDER BY c.id')).rows.map((row) => row.id);
+    for (const id of ids) await insert(id, 1);
   });
   afterAll(async () => {
     await client?.end();
@@ -132,6 +137,9 @@ describe('feed versions moved at commit by one event per run of a customer', () 
       case 'a millisecond passes':
         await client.query('SELECT pg_sleep(0.002)');
         return;
+      case 'write every customer':
+        for (const id of ids.slice(CUSTOMERS + 1)) await client.query(`UPDATE loads SET po_number = coalesce(po_number, '') || 'm' WHERE id = ${NTH_LOAD}`, [id, 0]);
+        return;
     }
   }
 
@@ -151,7 +159,8 @@ describe('feed versions moved at commit by one event per run of a customer', () 
         const after = await state();
         for (const [index, was] of before.entries()) {
           const now = after[index]!;
-          if (!commits || index === CUSTOMERS) {
+          const everyCustomer = steps.some((step) => step.kind === 'write every customer');
+          if (!commits || (index === CUSTOMERS && !everyCustomer)) {
             expect(now.version, `customer ${index}`).toBe(was.version);
             continue;
           }
@@ -171,7 +180,7 @@ describe('feed versions moved at commit by one event per run of a customer', () 
     );
   });
 
-  it('queues one event for a bulk write of one customer, and one a row when customers alternate', async () => {
+  it('queues one event for a bulk write of one customer, one a row when a few customers alternate, 17 for a writer of every customer', async () => {
     const events = async (sql: string): Promise<number> => {
       await client.query('BEGIN');
       try {
@@ -196,6 +205,9 @@ describe('feed versions moved at commit by one event per run of a customer', () 
     expect(await events(`UPDATE loads SET po_number = 'bulk' WHERE customer_id = ${ids[1]}`)).toBe(1);
     expect(await events(`UPDATE loads SET po_number = po_number WHERE customer_id = ${ids[1]}`)).toBe(0);
     expect(await events(`DELETE FROM loads WHERE customer_id = ${ids[2]}`)).toBe(1);
+    // A writer of every customer (from its 17th) is covered by one event: its first bumps every customer.
+    const many = `{${ids.slice(CUSTOMERS + 1).join(',')}}`;
+    expect(await events(bulk(many))).toBe(17);
     // Events fired early (SET CONSTRAINTS ... IMMEDIATE) leave later writes of the same customer to queue their own.
     const again = bulk(`{${ids[0]}}`).replaceAll("'B-'", "'C-'");
     expect(await events(`${bulk(`{${ids[0]}}`)}; SET CONSTRAINTS ALL IMMEDIATE; ${again}`)).toBe(2);
