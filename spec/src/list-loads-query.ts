@@ -110,7 +110,6 @@ function isPlainText(value: string | string[]): value is string {
   return typeof value === 'string' && value !== '' && !value.includes('\u0000');
 }
 
-
 /**
  * A query whose every parameter is written the plain way, read without joi: what the schema makes of
  * it, keys in the same order (joi keeps the query's order and adds the defaults after it, page first;

@@ -12,7 +12,11 @@
 -- bound of its stamps, all the count cache needs); the other events find their customer and stamp covered
 -- and return. An event not covered (writes after a `SET CONSTRAINTS ... IMMEDIATE` that fired earlier
 -- events) bumps again. Most rows queue no event at all (feed_version_event_wanted, the triggers' WHEN):
--- every event that fires clears its note, so that writes after it queue one again.
+-- a row written after the last bump queues one or finds the note of one queued after that bump, so the
+-- first event to fire after a write finds the note; it clears it (writes after it queue again) and always
+-- bumps, since rows of its run written after its own carry later stamps than its row. An event that finds
+-- no note fires in a batch whose first event bumped after every write before it, or stands for its row
+-- alone (a load moved to another customer), and its row's stamp and customers tell whether it is covered.
 CREATE OR REPLACE FUNCTION bump_feed_versions() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   bumped_through timestamptz := nullif(current_setting('loadfeed.feed_versions_bumped_through', true), '')::timestamptz;
@@ -23,8 +27,7 @@ DECLARE
 BEGIN
   IF current_setting('loadfeed.feed_version_event_for', true) <> '' THEN
     PERFORM set_config('loadfeed.feed_version_event_for', '', true);
-  END IF;
-  IF bumped_through IS NOT NULL
+  ELSIF bumped_through IS NOT NULL
      AND (TG_OP = 'DELETE' OR NEW.updated_at <= bumped_through)
      AND (every_customer OR (
           (TG_OP = 'INSERT' OR OLD.customer_id = ANY (bumped))

@@ -27,7 +27,8 @@ type Step =
   | { kind: 'release savepoint' }
   | { kind: 'constraints'; immediate: boolean }
   | { kind: 'a millisecond passes' }
-  | { kind: 'write every customer' };
+  | { kind: 'write every customer' }
+  | { kind: 'fire, then insert two rows a pause apart'; customer: number };
 
 const customer = fc.nat(CUSTOMERS - 1);
 const nth = fc.nat(4);
@@ -44,6 +45,9 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   // Stamps are milliseconds: without a pause, a bump and the writes after it may share one.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('a millisecond passes' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('write every customer' as const) }) },
+  // The queued events fired, then at once (in the same millisecond, nearly always) one statement's two rows,
+  // the second 2 ms after the first: its run's one event carries the first row's stamp, the second's is later.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fire, then insert two rows a pause apart' as const), customer }) },
 );
 
 /** Each customer's loads as text (every column), and its feed version and latest stamp. */
@@ -137,6 +141,16 @@ describe('feed versions moved at commit by one event per run of a customer', () 
       case 'a millisecond passes':
         await client.query('SELECT pg_sleep(0.002)');
         return;
+      case 'fire, then insert two rows a pause apart':
+        // One statement, so that nothing but the server's own work comes between the firing and the first row.
+        await client.query(`DO $$ BEGIN
+          SET CONSTRAINTS ALL IMMEDIATE;
+          INSERT INTO loads (customer_id, load_number, status)
+          SELECT ${Number(ids[step.customer])}, 'V-' || (${loadNumber} + g), CASE WHEN g = 1 THEN 'Available' ELSE (SELECT 'Available' FROM pg_sleep(0.002)) END::load_status
+            FROM generate_series(1, 2) AS g;
+        END $$`);
+        loadNumber += 2;
+        return;
       case 'write every customer':
         for (const id of ids.slice(CUSTOMERS + 1)) await client.query(`UPDATE loads SET po_number = coalesce(po_number, '') || 'm' WHERE id = ${NTH_LOAD}`, [id, 0]);
         return;
@@ -171,31 +185,44 @@ describe('feed versions moved at commit by one event per run of a customer', () 
         }
       }),
       {
-        numRuns: 60,
+        numRuns: 100,
         examples: [
           [[{ kind: 'insert', customer: 0, rows: 2 }, { kind: 'constraints', immediate: true }, { kind: 'a millisecond passes' }, { kind: 'update', customer: 0, nth: 0, changes: true }], true],
           [[{ kind: 'savepoint' }, { kind: 'insert', customer: 1, rows: 1 }, { kind: 'rollback to savepoint' }, { kind: 'delete', customer: 1, nth: 0 }], true],
+          // A run of rows after an early firing, its first row stamped in the firing's millisecond, its second
+          // later (twice: the first row lands in the firing's millisecond nearly always, not always).
+          [[{ kind: 'insert', customer: 1, rows: 1 }, { kind: 'fire, then insert two rows a pause apart', customer: 1 }], true],
+          [[{ kind: 'insert', customer: 2, rows: 1 }, { kind: 'fire, then insert two rows a pause apart', customer: 2 }], true],
         ],
       },
     );
   });
 
+  /** How many times a transaction running `sql` (then its deferred events) calls PL/pgSQL function `name`; rolled back. */
+  async function callsOf(name: string, sql: string): Promise<number> {
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL track_functions = 'pl'`);
+      // The backend's calls not yet sent to the statistics, which may hold earlier transactions' calls.
+      const calls = async () =>
+        Number((await client.query<{ n: string }>(`SELECT coalesce(pg_stat_get_xact_function_calls($1::regproc), 0)::text AS n`, [name])).rows[0]!.n);
+      const before = await calls();
+      await client.query(sql);
+      await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+      return (await calls()) - before;
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  it('announces each customer once, a bulk move of loads from one customer to another included', async () => {
+    const insert = `INSERT INTO loads (customer_id, load_number, status) SELECT ${ids[0]}, 'M-' || g, 'Available' FROM generate_series(1, 500) AS g`;
+    expect(await callsOf('announce_feed_writer', insert)).toBe(1);
+    expect(await callsOf('announce_feed_writer', `${insert}; UPDATE loads SET customer_id = ${ids[1]} WHERE load_number LIKE 'M-%'`)).toBe(2);
+  });
+
   it('queues one event for a bulk write of one customer, one a row when a few customers alternate, 17 for a writer of every customer', async () => {
-    const events = async (sql: string): Promise<number> => {
-      await client.query('BEGIN');
-      try {
-        await client.query(`SET LOCAL track_functions = 'pl'`);
-        // The backend's calls not yet sent to the statistics, which may hold earlier transactions' calls.
-        const calls = async () =>
-          Number((await client.query<{ n: string }>(`SELECT coalesce(pg_stat_get_xact_function_calls('bump_feed_versions'::regproc), 0)::text AS n`)).rows[0]!.n);
-        const before = await calls();
-        await client.query(sql);
-        await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-        return (await calls()) - before;
-      } finally {
-        await client.query('ROLLBACK');
-      }
-    };
+    const events = (sql: string): Promise<number> => callsOf('bump_feed_versions', sql);
     const bulk = (customers: string) => `
       INSERT INTO loads (customer_id, load_number, status)
       SELECT c.id, 'B-' || g || '-' || c.id, 'Available' FROM generate_series(1, 500) AS g, unnest('${customers}'::bigint[]) AS c(id)
@@ -204,7 +231,7 @@ describe('feed versions moved at commit by one event per run of a customer', () 
     expect(await events(bulk(`{${ids[0]},${ids[1]}}`))).toBe(1_000);
     expect(await events(`UPDATE loads SET po_number = 'bulk' WHERE customer_id = ${ids[1]}`)).toBe(1);
     expect(await events(`UPDATE loads SET po_number = po_number WHERE customer_id = ${ids[1]}`)).toBe(0);
-    expect(await events(`DELETE FROM loads WHERE customer_id = ${ids[2]}`)).toBe(1);
+    expect(await events(`${bulk(`{${ids[2]}}`)}; SET CONSTRAINTS ALL IMMEDIATE; DELETE FROM loads WHERE customer_id = ${ids[2]}`)).toBe(2);
     // A writer of every customer (from its 17th) is covered by one event: its first bumps every customer.
     const many = `{${ids.slice(CUSTOMERS + 1).join(',')}}`;
     expect(await events(bulk(many))).toBe(17);
@@ -221,12 +248,14 @@ describe('feed versions moved at commit by one event per run of a customer', () 
     const announced = async (customerId: string) =>
       (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM feed_writers(clock_timestamp()) AS w WHERE w.slot = feed_writer_slot($1::bigint)`, [customerId])).rows[0]!.n > 0;
     try {
-      const before = await state();
       await writer.query(`SET search_path = ''`);
+      // A load of the third customer for the transaction below to delete (the property above may have deleted its others).
+      await writer.query(`INSERT INTO ${loads} (customer_id, load_number, status) VALUES ($1::bigint, 'EMPTY-PATH-2', 'Available')`, [ids[2]]);
+      const before = await state();
       await writer.query('BEGIN');
       await writer.query(`INSERT INTO ${loads} (customer_id, load_number, status) VALUES ($1::bigint, 'EMPTY-PATH-1', 'Available')`, [ids[0]]);
       await writer.query(`UPDATE ${loads} SET customer_id = $1::bigint WHERE load_number = 'EMPTY-PATH-1'`, [ids[1]]);
-      await writer.query(`DELETE FROM ${loads} WHERE id = (SELECT id FROM ${loads} WHERE customer_id = $1::bigint ORDER BY id LIMIT 1)`, [ids[2]]);
+      await writer.query(`DELETE FROM ${loads} WHERE load_number = 'EMPTY-PATH-2'`);
       expect([await announced(ids[0]!), await announced(ids[1]!), await announced(ids[2]!)]).toEqual([true, true, true]);
       await writer.query('COMMIT');
       const after = await state();
