@@ -60,6 +60,15 @@ WITH page AS (
 SELECT s.feed_version, s.latest_updated_at, NULL::text AS total_count, rows.n AS page_rows, rows.json AS data
   FROM feed_state(($1::feed_query).customer_id) AS s, rows`;
 
+/**
+ * The same pages for a query without filters but updatedSince (the initial sync and the delta poll): the
+ * statements are PL/pgSQL functions whose plan each connection makes once and keeps
+ * (sql/functions/feed_page_from_start.sql, feed_page_from_end.sql), where the statements above are parsed
+ * and planned with each request's values. Same parameters, same row.
+ */
+export const PLANNED_PAGE_FROM_START_SQL = 'SELECT * FROM feed_page_from_start($1::feed_query, $2::bigint, $3::bigint)';
+export const PLANNED_PAGE_FROM_END_SQL = 'SELECT * FROM feed_page_from_end($1::feed_query, $2::bigint, $3::bigint)';
+
 /** The filters' exact count alone. */
 export const COUNT_SQL = `
 SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count

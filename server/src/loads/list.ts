@@ -15,7 +15,7 @@
 import type pg from 'pg';
 import { CountCache } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
-import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from './list-statements.js';
+import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL } from './list-statements.js';
 
 interface FeedState {
   feed_version: string;
@@ -28,6 +28,13 @@ interface PageRow extends FeedState {
   page_rows: number;
   /** The page's loads as a JSON array, in order. */
   data: string;
+}
+
+/** A planned page statement's row when its window starts before the feed index's cutoff: no page was read. */
+interface NoPageRow extends FeedState {
+  total_count: null;
+  page_rows: null;
+  data: null;
 }
 
 interface CountRow extends FeedState {
@@ -48,6 +55,11 @@ export interface PageStatement {
   kind: 'counted page' | 'count' | 'page';
   sql: string;
   values: unknown[];
+  /**
+   * For a planned page statement (PLANNED_PAGE_FROM_START_SQL), the query's own statement, read with the
+   * same values when the planned one answers no page: its window starts before the feed index's cutoff.
+   */
+  unplanned?: string;
 }
 
 /**
@@ -100,8 +112,23 @@ export function choosePageStatement(scope: FeedScope, filters: LoadFilters, know
   const before = (filters.page - 1) * filters.pageSize;
   const rows = Math.max(0, Math.min(filters.pageSize, knownCount - before));
   const after = Math.max(0, knownCount - before - rows);
-  if (after >= before) return { kind: 'page', sql: PAGE_FROM_START_SQL, values: [...feed, filters.page, filters.pageSize] };
-  return { kind: 'page', sql: PAGE_FROM_END_SQL, values: [...feed, after, rows] };
+  const fromStart = after >= before;
+  const values = fromStart ? [...feed, filters.page, filters.pageSize] : [...feed, after, rows];
+  const sql = fromStart ? PAGE_FROM_START_SQL : PAGE_FROM_END_SQL;
+  if (hasFilterButUpdatedSince(filters)) return { kind: 'page', sql, values };
+  return { kind: 'page', sql: fromStart ? PLANNED_PAGE_FROM_START_SQL : PLANNED_PAGE_FROM_END_SQL, values, unplanned: sql };
+}
+
+/** What a planned page statement reads of a query (PLANNED_PAGE_FROM_START_SQL): any other filter is the query's own statement's. */
+const PLANNED_PAGE_FIELDS: ReadonlySet<string> = new Set<keyof LoadFilters>(['page', 'pageSize', 'updatedSince']);
+
+/**
+ * Whether the query filters by more than updatedSince: then its page statement is planned with its values.
+ * Read from the query's fields rather than a list of the filters, so that a filter added later is never
+ * dropped by a planned statement that does not know it.
+ */
+function hasFilterButUpdatedSince(filters: LoadFilters): boolean {
+  return Object.entries(filters).some(([field, value]) => value !== undefined && !PLANNED_PAGE_FIELDS.has(field));
 }
 
 /** The page envelope (SPEC §2) as JSON text, its fields in the contract's order, around the rows' JSON. */
@@ -128,14 +155,16 @@ export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache
   if (kept) known = { count: kept.count, version: kept.version, counted: false };
   let countMissed = false;
   for (;;) {
-    const { kind, sql, values } = choosePageStatement(scope, filters, known?.count, countMissed);
+    const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed);
     if (kind === 'count') {
       const counted = (await pool.query<CountRow>(sql, values)).rows[0]!;
       known = { count: Number(counted.total_count), version: counted.feed_version, counted: true };
       keep(counts, key, scope, counted, known.count);
       continue;
     }
-    const row = (await pool.query<PageRow>(sql, values)).rows[0]!;
+    let row = (await pool.query<PageRow | NoPageRow>(sql, values)).rows[0]!;
+    // Only a planned statement answers no page, and it always names the query's own (choosePageStatement).
+    if (row.data === null) row = (await pool.query<PageRow>(unplanned!, values)).rows[0]!;
     if (kind === 'counted page') {
       const totalCount = Number(row.total_count);
       keep(counts, key, scope, row, totalCount);
