@@ -9,13 +9,7 @@ LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   RETURN QUERY
   WITH page AS (
-    SELECT l.id FROM loads AS l
-     WHERE l.customer_id = q.customer_id
-       AND l.scheduled_pickup_date >= q.window_start
-       AND l.scheduled_pickup_date >= feed_index_cutoff()
-       AND l.updated_at >= coalesce(q.updated_since, '-infinity')
-       AND l.updated_at <= q.settled_through
-       AND q.window_start >= feed_index_cutoff()
+    SELECT l.id FROM feed_loads_covered(q) AS l
      ORDER BY l.updated_at DESC, l.id DESC
     OFFSET p_after LIMIT p_rows
   ), rows AS (
@@ -23,8 +17,8 @@ BEGIN
       FROM page JOIN loads AS l ON l.id = page.id
   )
   SELECT s.feed_version, s.latest_updated_at, NULL::text,
-         CASE WHEN q.window_start >= feed_index_cutoff() THEN rows.n END,
-         CASE WHEN q.window_start >= feed_index_cutoff() THEN rows.json END
+         CASE WHEN feed_index_covers(q.window_start) THEN rows.n END,
+         CASE WHEN feed_index_covers(q.window_start) THEN rows.json END
     FROM feed_state(q.customer_id) AS s, rows;
 END
 $$;

@@ -2,19 +2,17 @@
 -- and the delta poll, most requests), as src/loads/list-statements.ts's PAGE_FROM_START_SQL reads it, in
 -- a PL/pgSQL function so that its plan is made once per connection and kept. The statement with filters
 -- is parsed and planned on every request: planning it with its values folds the absent filters away.
--- This one has none to fold: updatedSince is a plain bound (`-infinity` when absent), and the feed index's
--- predicate is proven by feed_index_cutoff(), a constant to the planner; so its generic plan is the one a
--- custom plan would be (an index-only scan of the feed index, then the page's rows by id), and
--- `plan_cache_mode` makes PostgreSQL keep it rather than weigh it against custom plans. Parsing and
--- planning the statement on every request was a quarter of a page's database CPU: 1.77-1.83 against
--- 1.17-1.23 ms a page (server/README.md, Benchmark).
+-- This one reads feed_loads_covered(q), which has none to fold and proves the feed index's predicate from a
+-- constant; so its generic plan is the one a custom plan would be (an index-only scan of the feed index,
+-- then the page's rows by id), and `plan_cache_mode` makes PostgreSQL keep it rather than weigh it
+-- against custom plans. Parsing and planning the statement on every request was a sixth of the machine's
+-- CPU under page 1 of 100: 1.77-1.83 against 1.17-1.23 ms a page (server/README.md, Benchmark).
 --
--- A window that starts before the index's cutoff (a clock a month behind the instance that renewed the
--- index) would lose the loads between the two: then the function reads nothing and answers the feed's
--- state with no page (NULL rows and data), and the caller reads the page with the query's own statement
--- instead (src/loads/list.ts). The row is still there for the feed version, which a read on a standby
--- checks (src/db/current-enough.ts). The test and the bound are folded in one plan, so they agree. test/loads/planned-page.test.ts holds the pages to the statement's and
--- the plan to the feed index.
+-- When the feed index does not cover the window (feed_index_covers.sql) the function answers the feed's
+-- state and no page (NULL rows and data), and the caller reads the page with the query's own statement
+-- (src/loads/list.ts). The row is still there for its feed version, which a read on a standby checks
+-- (src/db/current-enough.ts). test/loads/planned-page.test.ts holds the pages to the statement's and the
+-- plan to the feed index.
 CREATE OR REPLACE FUNCTION feed_page_from_start(q feed_query, p_page bigint, p_page_size bigint)
 RETURNS TABLE (feed_version text, latest_updated_at timestamptz, total_count text, page_rows integer, data text)
 LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
@@ -22,13 +20,7 @@ LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   RETURN QUERY
   WITH page AS (
-    SELECT l.id FROM loads AS l
-     WHERE l.customer_id = q.customer_id
-       AND l.scheduled_pickup_date >= q.window_start
-       AND l.scheduled_pickup_date >= feed_index_cutoff()
-       AND l.updated_at >= coalesce(q.updated_since, '-infinity')
-       AND l.updated_at <= q.settled_through
-       AND q.window_start >= feed_index_cutoff()
+    SELECT l.id FROM feed_loads_covered(q) AS l
      ORDER BY l.updated_at, l.id
     OFFSET (p_page - 1) * p_page_size LIMIT p_page_size
   ), rows AS (
@@ -36,8 +28,8 @@ BEGIN
       FROM page JOIN loads AS l ON l.id = page.id
   )
   SELECT s.feed_version, s.latest_updated_at, NULL::text,
-         CASE WHEN q.window_start >= feed_index_cutoff() THEN rows.n END,
-         CASE WHEN q.window_start >= feed_index_cutoff() THEN rows.json END
+         CASE WHEN feed_index_covers(q.window_start) THEN rows.n END,
+         CASE WHEN feed_index_covers(q.window_start) THEN rows.json END
     FROM feed_state(q.customer_id) AS s, rows;
 END
 $$;
