@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { SQL_DIR } from './sql-definitions.js';
 
+/** Also read by sql/functions/feed_index_cutoff.sql, which takes the cutoff back from the name. */
 const INDEX_PREFIX = 'loads_feed_since_';
 /** Any fixed number, distinct from node-pg-migrate's lock, naming "the feed index is being rebuilt". */
 const UPKEEP_LOCK = 4_714_172_026;

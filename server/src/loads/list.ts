@@ -11,7 +11,9 @@
 //   (sql/functions/feed_settled_through.sql), which the caller fixes in a statement of its own before any of
 //   these statements takes its snapshot. The page, its count and hasMore all come from that set.
 // Statements are unnamed, so PostgreSQL plans each with its values, folds the absent filters away and
-// proves that the window cutoff implies the feed index's predicate.
+// proves that the window cutoff implies the feed index's predicate; except a page of a query without
+// filters but updatedSince, read by a function whose plan each connection keeps (PLANNED_PAGE_FROM_START_SQL),
+// with the query's own statement behind it for a window the feed index does not cover.
 import type pg from 'pg';
 import { CountCache } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
