@@ -44,8 +44,7 @@ bad line is listed with the reason. The input is streamed into one transaction, 
 whatever its length: a killed import leaves nothing, and the customer's feed waits for the import rather
 than missing a change. A row whose values did not change is not written and keeps its updatedAt, so
 importing the same file again is harmless. Imports of one customer may run at once: they take turns at
-the upsert. A load another writer of the table inserts while the import inserts it too fails the import
-(nothing is imported; run it again).
+the upsert.
 
 Prints how many loads were inserted, changed and unchanged.
 

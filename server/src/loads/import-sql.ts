@@ -84,62 +84,14 @@ DELETE FROM import_staging AS s
  WHERE f.load_number = s.load_number AND s.line > f.first_line`;
 
 /**
- * Upserts the batch's rows for customer $1 by loadNumber: the batch's loads the customer has are updated,
- * the others inserted in line order (their ids and stamps follow the input). A row whose values are all
- * as the API shows them already (decimals as the strings stored: 10.5 over 10.50 is a change, as for the
- * trigger, sql/functions/loads_keep_updated_at.sql) is not written. Returns how many rows were staged,
- * inserted and changed.
- *
- * Two data-modifying parts of one statement rather than `INSERT ... ON CONFLICT DO UPDATE`: an `ON
- * CONFLICT` insert is a speculative insertion, a lock and a second WAL record for every row whether it
- * conflicts or not, and reads a row it updates through the arbiter index one at a time; this way the
- * batch's rows are matched to the customer's loads in one join (measured on 100,000 loads: 0.8x the time
- * for new loads, 0.3x for a file imported again unchanged; server/README.md, Writes). Both parts read the
- * statement's one snapshot, so each row is in exactly one of them. What `ON CONFLICT` did besides is
- * done by turns: imports of one customer take turns (TAKE_TURN_SQL), so no other import inserts the
- * batch's loads meanwhile; another writer of the table that inserts one of them while the import runs
- * makes the insert fail with a unique violation, and the import then imports nothing
- * (ConcurrentLoadWriteError, src/loads/import.ts).
+ * Upserts the batch's rows for customer $1 by loadNumber, in line order (ids and stamps follow the input).
+ * A row whose values are all as the API shows them already (decimals as the strings stored: 10.5 over
+ * 10.50 is a change, as for the trigger, migrations/0010) is not written. Returns how many rows were
+ * staged, inserted and written.
  */
 export const UPSERT_SQL = `
-WITH changed AS (
-  UPDATE loads AS l
-     SET po_number = s.po_number, billing_ref_number = s.billing_ref_number,
-         origin_city = s.origin_city, origin_state = s.origin_state,
-         origin_zip = s.origin_zip, origin_warehouse = s.origin_warehouse,
-         destination_city = s.destination_city, destination_state = s.destination_state,
-         destination_zip = s.destination_zip, destination_warehouse = s.destination_warehouse,
-         status = s.status,
-         scheduled_pickup_date = s.scheduled_pickup_date, scheduled_pickup_time = s.scheduled_pickup_time,
-         scheduled_delivery_date = s.scheduled_delivery_date, scheduled_delivery_time = s.scheduled_delivery_time,
-         tendered_date = s.tendered_date, actual_pickup_date = s.actual_pickup_date,
-         actual_delivery_date = s.actual_delivery_date,
-         requested_delivery_date = s.requested_delivery_date,
-         miles = s.miles, total_cost = s.total_cost
-    FROM import_staging AS s
-   WHERE l.customer_id = $1::bigint AND l.load_number = s.load_number
-     AND (l.po_number, l.billing_ref_number,
-          l.origin_city, l.origin_state, l.origin_zip, l.origin_warehouse,
-          l.destination_city, l.destination_state, l.destination_zip, l.destination_warehouse,
-          l.status,
-          l.scheduled_pickup_date, l.scheduled_pickup_time,
-          l.scheduled_delivery_date, l.scheduled_delivery_time,
-          l.tendered_date, l.actual_pickup_date, l.actual_delivery_date,
-          l.requested_delivery_date,
-          l.miles::text, l.total_cost::text)
-         IS DISTINCT FROM
-         (s.po_number, s.billing_ref_number,
-          s.origin_city, s.origin_state, s.origin_zip, s.origin_warehouse,
-          s.destination_city, s.destination_state, s.destination_zip, s.destination_warehouse,
-          s.status,
-          s.scheduled_pickup_date, s.scheduled_pickup_time,
-          s.scheduled_delivery_date, s.scheduled_delivery_time,
-          s.tendered_date, s.actual_pickup_date, s.actual_delivery_date,
-          s.requested_delivery_date,
-          s.miles::text, s.total_cost::text)
-  RETURNING 1
-), inserted AS (
-  INSERT INTO loads (
+WITH written AS (
+  INSERT INTO loads AS l (
     customer_id,
     load_number, po_number, billing_ref_number,
     origin_city, origin_state, origin_zip, origin_warehouse,
@@ -161,13 +113,45 @@ WITH changed AS (
          s.requested_delivery_date,
          s.miles, s.total_cost
     FROM import_staging AS s
-   WHERE NOT EXISTS (SELECT FROM loads AS e WHERE e.customer_id = $1::bigint AND e.load_number = s.load_number)
    ORDER BY s.line
-  RETURNING 1
+      ON CONFLICT (customer_id, load_number) DO UPDATE
+     SET po_number = excluded.po_number, billing_ref_number = excluded.billing_ref_number,
+         origin_city = excluded.origin_city, origin_state = excluded.origin_state,
+         origin_zip = excluded.origin_zip, origin_warehouse = excluded.origin_warehouse,
+         destination_city = excluded.destination_city, destination_state = excluded.destination_state,
+         destination_zip = excluded.destination_zip, destination_warehouse = excluded.destination_warehouse,
+         status = excluded.status,
+         scheduled_pickup_date = excluded.scheduled_pickup_date, scheduled_pickup_time = excluded.scheduled_pickup_time,
+         scheduled_delivery_date = excluded.scheduled_delivery_date, scheduled_delivery_time = excluded.scheduled_delivery_time,
+         tendered_date = excluded.tendered_date, actual_pickup_date = excluded.actual_pickup_date,
+         actual_delivery_date = excluded.actual_delivery_date,
+         requested_delivery_date = excluded.requested_delivery_date,
+         miles = excluded.miles, total_cost = excluded.total_cost
+   WHERE (l.po_number, l.billing_ref_number,
+          l.origin_city, l.origin_state, l.origin_zip, l.origin_warehouse,
+          l.destination_city, l.destination_state, l.destination_zip, l.destination_warehouse,
+          l.status,
+          l.scheduled_pickup_date, l.scheduled_pickup_time,
+          l.scheduled_delivery_date, l.scheduled_delivery_time,
+          l.tendered_date, l.actual_pickup_date, l.actual_delivery_date,
+          l.requested_delivery_date,
+          l.miles::text, l.total_cost::text)
+         IS DISTINCT FROM
+         (excluded.po_number, excluded.billing_ref_number,
+          excluded.origin_city, excluded.origin_state, excluded.origin_zip, excluded.origin_warehouse,
+          excluded.destination_city, excluded.destination_state, excluded.destination_zip, excluded.destination_warehouse,
+          excluded.status,
+          excluded.scheduled_pickup_date, excluded.scheduled_pickup_time,
+          excluded.scheduled_delivery_date, excluded.scheduled_delivery_time,
+          excluded.tendered_date, excluded.actual_pickup_date, excluded.actual_delivery_date,
+          excluded.requested_delivery_date,
+          excluded.miles::text, excluded.total_cost::text)
+  RETURNING (l.xmax = 0) AS inserted
 )
 SELECT (SELECT count(*) FROM import_staging)::int AS staged,
-       (SELECT count(*) FROM inserted)::int AS inserted,
-       (SELECT count(*) FROM changed)::int AS changed`;
+       (count(*) FILTER (WHERE written.inserted))::int AS inserted,
+       count(*)::int AS written
+  FROM written`;
 
 /**
  * The first key of the advisory lock one customer's imports take turns with (the second: a hash of the

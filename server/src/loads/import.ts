@@ -13,8 +13,8 @@
 // Concurrent imports of one customer take turns: each takes a transaction-level advisory lock of the
 // customer's imports (IMPORT_LOCK_CLASS) before its first upsert and holds it to its commit, so two
 // imports never lock shared loads in opposite orders and deadlock (an import read from stdin could not be
-// retried). The one that waits has read and checked its first batches meanwhile. Within a batch the loads
-// it changes are written first, then the new ones in the input's order (their ids and stamps follow it).
+// retried). The one that waits has read and checked its first batches meanwhile; the rows keep the input's
+// order (their ids and stamps follow it).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
@@ -204,10 +204,10 @@ export async function importLoadLines(
       if (!refused) {
         if (!turnTaken) await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
         turnTaken = true;
-        const counts = await upsertBatch(client, customerId, customerCode);
+        const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
         summary.inserted += counts.inserted;
-        summary.changed += counts.changed;
-        summary.unchanged += counts.staged - counts.inserted - counts.changed;
+        summary.changed += counts.written - counts.inserted;
+        summary.unchanged += counts.staged - counts.written;
       }
       await client.query(CLEAR_BATCH_SQL);
     }
@@ -217,31 +217,6 @@ export async function importLoadLines(
     if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
     return { summary, problems };
   });
-}
-
-/** SQLSTATE unique_violation. */
-const UNIQUE_VIOLATION = '23505';
-
-/**
- * Another writer of the loads table inserted one of the import's new loads while the import ran (UPSERT_SQL
- * inserts the loads its snapshot does not hold): nothing was imported, and running it again upserts them.
- */
-export class ConcurrentLoadWriteError extends OperatorError {
-  override name = 'ConcurrentLoadWriteError';
-}
-
-/** Upserts the staged batch (UPSERT_SQL): how many rows were staged, inserted and changed. */
-async function upsertBatch(client: pg.PoolClient, customerId: string, customerCode: string): Promise<{ staged: number; inserted: number; changed: number }> {
-  try {
-    return (await client.query<{ staged: number; inserted: number; changed: number }>(UPSERT_SQL, [customerId])).rows[0]!;
-  } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-    // PostgreSQL's detail names the key: Key (customer_id, load_number)=(7, L-1) already exists.
-    const loadNumber = /^Key \(customer_id, load_number\)=\([0-9]+, (.*)\) already exists\.$/.exec((error as { detail?: string }).detail ?? '')?.[1];
-    throw new ConcurrentLoadWriteError(
-      `${loadNumber === undefined ? 'a load' : `loadNumber ${JSON.stringify(loadNumber)}`} of ${customerCode} was inserted by another writer of the loads table while this import ran; nothing was imported: run the import again`,
-    );
-  }
 }
 
 interface RepeatedRow {

@@ -28,15 +28,15 @@ describe("the importer's SQL", () => {
     expect(listBetween(COPY_SQL, 'import_staging (', ') FROM STDIN')).toEqual(['line', ...COLUMNS]);
   });
 
-  it('inserts every staged field of a new load, and sets every field but the key of one the customer has', () => {
-    expect(listBetween(UPSERT_SQL, 'INSERT INTO loads (', ')')).toEqual(['customer_id', ...COLUMNS]);
+  it('inserts every staged field, and on a conflict sets every field but the key', () => {
+    expect(listBetween(UPSERT_SQL, 'INSERT INTO loads AS l (', ')')).toEqual(['customer_id', ...COLUMNS]);
     expect(listBetween(UPSERT_SQL, 'SELECT $1::bigint,', 'FROM import_staging')).toEqual(COLUMNS.map((column) => `s.${column}`));
-    expect(listBetween(UPSERT_SQL, 'UPDATE loads AS l\n     SET', '\n    FROM import_staging')).toEqual(UPDATED.map((field) => `${columnOf(field)} = s.${columnOf(field)}`));
+    expect(listBetween(UPSERT_SQL, 'DO UPDATE\n     SET', '\n   WHERE')).toEqual(UPDATED.map((field) => `${columnOf(field)} = excluded.${columnOf(field)}`));
   });
 
   it('compares every updated field as the API shows it: decimals as their text', () => {
     const shown = (table: string) => UPDATED.map((field) => `${table}.${columnOf(field)}${sqlTypeOf(field) === 'numeric' ? '::text' : ''}`);
-    expect(listBetween(UPSERT_SQL, 'AND (', ')\n         IS DISTINCT FROM')).toEqual(shown('l'));
-    expect(listBetween(UPSERT_SQL, 'IS DISTINCT FROM\n         (', ')\n  RETURNING')).toEqual(shown('s'));
+    expect(listBetween(UPSERT_SQL, 'WHERE (', ')\n         IS DISTINCT FROM')).toEqual(shown('l'));
+    expect(listBetween(UPSERT_SQL, 'IS DISTINCT FROM\n         (', ')\n  RETURNING')).toEqual(shown('excluded'));
   });
 });
