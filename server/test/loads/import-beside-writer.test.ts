@@ -67,34 +67,32 @@ describe('an import beside another writer of the same customer\'s loads', () => 
     return new Map(counted.map((row) => [row.po_number ?? 'null', row.n]));
   }
 
-  it('a load the other writer inserts and commits meanwhile is then changed by the import, whose values win', async () => {
+  const INSERT_THEIRS = "INSERT INTO loads (customer_id, load_number, status, po_number) VALUES ($1::bigint, $2::text, 'Available', 'theirs')";
+  const CHANGE_THEIRS = "UPDATE loads SET po_number = 'theirs' WHERE customer_id = $1::bigint AND load_number = $2::text";
+
+  /** Imports the file while the other writer's transaction, which ran `statement` on one load, is open; then ends it. */
+  async function importBeside(statement: string, loadNumber: string, end: 'COMMIT' | 'ROLLBACK') {
     await writer.query('BEGIN');
-    await writer.query("INSERT INTO loads (customer_id, load_number, status, po_number) VALUES ($1::bigint, $2::text, 'Available', 'theirs')", [customerId, `${prefix}150`]);
+    await writer.query(statement, [customerId, loadNumber]);
     const importing = importLoads(app.pool, 'acme', rows(file('ours')));
     await importWaits();
-    await writer.query('COMMIT');
-    expect(await importing).toEqual({ inserted: LOADS - 1, changed: 1, unchanged: 0 });
+    await writer.query(end);
+    return importing;
+  }
+
+  it('a load the other writer inserts and commits meanwhile is then changed by the import, whose values win', async () => {
+    expect(await importBeside(INSERT_THEIRS, `${prefix}150`, 'COMMIT')).toEqual({ inserted: LOADS - 1, changed: 1, unchanged: 0 });
     expect(await poNumbers()).toEqual(new Map([['ours', LOADS]]));
   });
 
   it('a load the other writer inserts and rolls back meanwhile is imported', async () => {
-    await writer.query('BEGIN');
-    await writer.query("INSERT INTO loads (customer_id, load_number, status, po_number) VALUES ($1::bigint, $2::text, 'Available', 'theirs')", [customerId, `${prefix}7`]);
-    const importing = importLoads(app.pool, 'acme', rows(file('ours')));
-    await importWaits();
-    await writer.query('ROLLBACK');
-    expect(await importing).toEqual({ inserted: LOADS, changed: 0, unchanged: 0 });
+    expect(await importBeside(INSERT_THEIRS, `${prefix}7`, 'ROLLBACK')).toEqual({ inserted: LOADS, changed: 0, unchanged: 0 });
     expect(await poNumbers()).toEqual(new Map([['ours', LOADS]]));
   });
 
   it('a load the other writer changes meanwhile is then changed by the import, whose values win', async () => {
     await importLoads(app.pool, 'acme', rows(file('first')));
-    await writer.query('BEGIN');
-    await writer.query("UPDATE loads SET po_number = 'theirs' WHERE customer_id = $1::bigint AND load_number = $2::text", [customerId, `${prefix}42`]);
-    const importing = importLoads(app.pool, 'acme', rows(file('ours')));
-    await importWaits();
-    await writer.query('COMMIT');
-    expect(await importing).toEqual({ inserted: 0, changed: LOADS, unchanged: 0 });
+    expect(await importBeside(CHANGE_THEIRS, `${prefix}42`, 'COMMIT')).toEqual({ inserted: 0, changed: LOADS, unchanged: 0 });
     expect(await poNumbers()).toEqual(new Map([['ours', LOADS]]));
   });
 });
