@@ -13,7 +13,7 @@
 // Concurrent imports of one customer take turns: each takes a transaction-level advisory lock of the
 // customer's imports (IMPORT_LOCK_CLASS) before its first upsert and holds it to its commit, so two
 // imports never lock shared loads in opposite orders and deadlock (an import read from stdin could not be
-// retried). The one that waits has read and checked its first batches meanwhile; the rows keep the input's
+// retried). The one that waits has read and checked up to two batches meanwhile; the rows keep the input's
 // order (their ids and stamps follow it).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,7 +21,6 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
 import { withTransaction } from '../db/pool.js';
-import { WRITABLE_LOAD_FIELDS } from './columns.js';
 import {
   BATCH_REPEATED_SQL,
   CLEAR_BATCH_SQL,
@@ -38,7 +37,7 @@ import {
   UNBOUNDED_SQL,
   UPSERT_SQL,
 } from './import-sql.js';
-import { checkLoadInput, type LoadRecord } from './load-input.js';
+import { BatchReader } from './import-batches.js';
 
 /** A read row of the input (a line of an NDJSON file), numbered for messages. */
 export interface NumberedRow {
@@ -81,87 +80,12 @@ export class ImportRejectedError extends OperatorError {
   }
 }
 
-/** How much COPY text is gathered before it is sent: few messages, little memory. */
-const COPY_CHUNK_CHARACTERS = 64 * 1024;
 /**
- * How much COPY text one batch holds (~6,000 loads of ~700 bytes): each batch costs a few statements, so
- * batches are large; while one is upserted, the next is read (two batches in memory at most).
+ * The most COPY text one batch holds (~6,000 loads of ~700 bytes): while one is upserted, the next is read
+ * (two batches in memory at most). A batch is what has been read when PostgreSQL is ready for it
+ * (import-batches.ts), so it is this large only when Node is ahead.
  */
 export const BATCH_CHARACTERS = 4 * 1024 * 1024;
-/**
- * The first batch holds 1/FIRST_BATCH_SHARE of a batch, and each next one twice the one before, up to a
- * batch: PostgreSQL waits for the first batch before it writes anything, and a whole one takes Node
- * ~0.2 s to read (a tenth of an import of 100,000 loads on this machine).
- */
-const FIRST_BATCH_SHARE = 16;
-
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-/** Whether a value holds one of them: one test for nearly every value, which holds none. */
-const COPY_SPECIAL = /[\\\n\r\t]/;
-const COPY_SPECIALS = /[\\\n\r\t]/g;
-
-/** A value in COPY's text format: \N for null, and the four characters the format gives meaning escaped. */
-function copyValue(value: string | null): string {
-  if (value === null) return '\\N';
-  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (character) => COPY_ESCAPES[character]!) : value;
-}
-
-function copyRow(line: number, record: LoadRecord): string {
-  let text = String(line);
-  for (const field of WRITABLE_LOAD_FIELDS) text += `\t${copyValue(record[field])}`;
-  return `${text}\n`;
-}
-
-/**
- * The good rows of one batch as COPY text, in chunks of UTF-8 bytes, and whether a loadNumber appears twice
- * among them. Bytes rather than the text they were built as: text built by appending is a tree of its
- * pieces on V8's heap, several times its length, and a batch waits while the one before it is written.
- */
-interface Batch {
-  chunks: Buffer[];
-  repeats: boolean;
-}
-
-/** The good rows of `lines` as batches of COPY text; each bad line's problems go to `problems` as they are found. */
-async function* copyBatches(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, problems: ImportProblem[], batchCharacters: number): AsyncGenerator<Batch> {
-  let limit = Math.max(1, Math.floor(batchCharacters / FIRST_BATCH_SHARE));
-  let chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, limit);
-  let chunks: Buffer[] = [];
-  let gathered = 0;
-  let text = '';
-  // The batch's loadNumbers: as many as a batch holds, so memory stays bounded by the batch.
-  const loadNumbers = new Set<string>();
-  let repeats = false;
-  for await (const read of lines) {
-    if ('problem' in read) {
-      problems.push({ line: read.line, message: read.problem });
-      continue;
-    }
-    const check = checkLoadInput(read.value);
-    if (!check.ok) {
-      problems.push(...check.problems.map((message) => ({ line: read.line, message })));
-      continue;
-    }
-    text += copyRow(read.line, check.record);
-    repeats ||= loadNumbers.has(check.record.loadNumber);
-    loadNumbers.add(check.record.loadNumber);
-    if (text.length < chunkCharacters) continue;
-    chunks.push(Buffer.from(text));
-    gathered += text.length;
-    text = '';
-    if (gathered >= limit) {
-      yield { chunks, repeats };
-      limit = Math.min(batchCharacters, limit * 2);
-      chunkCharacters = Math.min(COPY_CHUNK_CHARACTERS, limit);
-      chunks = [];
-      gathered = 0;
-      loadNumbers.clear();
-      repeats = false;
-    }
-  }
-  if (text.length > 0) chunks.push(Buffer.from(text));
-  if (chunks.length > 0) yield { chunks, repeats };
-}
 
 /**
  * Upserts the rows of `lines` for a customer in one transaction. Every row is checked; with any bad row
@@ -174,49 +98,59 @@ export async function importLoadLines(
   lines: Iterable<ImportLine> | AsyncIterable<ImportLine>,
   { skipInvalid = false, batchCharacters = BATCH_CHARACTERS }: ImportOptions = {},
 ): Promise<ImportOutcome> {
-  const customerId = await customerIdOf(pool, customerCode);
-  return withTransaction(pool, async (client) => {
-    await client.query(UNBOUNDED_SQL);
-    await client.query(STAGING_SQL);
-    // Repeated loadNumbers: an import that skips bad lines drops each repeat before its batch is written
-    // (a table of the loadNumbers seen, indexed); one refused on any bad line finds them all at its end,
-    // over a plain list of every line's loadNumber, which costs a fraction of the index.
-    await client.query(skipInvalid ? SEEN_SQL : KEYS_SQL);
-    const problems: ImportProblem[] = [];
-    const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
-    let refused = false;
-    let turnTaken = false;
-    // One batch is read ahead (highWaterMark 1) while the one before it is written.
-    for await (const batch of Readable.from(copyBatches(lines, problems, batchCharacters), { highWaterMark: 1 }) as AsyncIterable<Batch>) {
-      await pipeline(Readable.from(batch.chunks), client.query(copyFrom(COPY_SQL)));
-      if (skipInvalid) {
-        await client.query(REMEMBER_SQL);
-        const repeated = await client.query<RepeatedRow>(BATCH_REPEATED_SQL);
-        problems.push(...repeated.rows.map(repeatProblem));
-        if (repeated.rows.length > 0) await client.query(DROP_REPEATED_SQL);
-      } else {
-        await client.query(KEEP_KEYS_SQL);
-        // An import that will be refused writes nothing more (a batch holding a loadNumber twice could
-        // not be upserted in one statement); its remaining lines are still read and checked, so that the
-        // refusal names every bad one.
-        refused ||= problems.length > 0 || batch.repeats;
-      }
-      if (!refused) {
-        if (!turnTaken) await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
-        turnTaken = true;
-        const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
-        summary.inserted += counts.inserted;
-        summary.changed += counts.written - counts.inserted;
-        summary.unchanged += counts.staged - counts.written;
-      }
-      await client.query(CLEAR_BATCH_SQL);
+  const problems: ImportProblem[] = [];
+  // Reading starts at once: the first batch is read and checked while the customer is looked up and the
+  // transaction set up.
+  const batches = new BatchReader(lines, problems, batchCharacters);
+  try {
+    const customerId = await customerIdOf(pool, customerCode);
+    return await withTransaction(pool, (client) => importBatches(client, customerId, batches, problems, skipInvalid));
+  } finally {
+    // An import that failed before its input's end stops reading it.
+    await batches.close();
+  }
+}
+
+/** The import's transaction: each batch staged and upserted in turn, then the repeats looked for. */
+async function importBatches(client: pg.PoolClient, customerId: string, batches: BatchReader, problems: ImportProblem[], skipInvalid: boolean): Promise<ImportOutcome> {
+  await client.query(UNBOUNDED_SQL);
+  await client.query(STAGING_SQL);
+  // Repeated loadNumbers: an import that skips bad lines drops each repeat before its batch is written
+  // (a table of the loadNumbers seen, indexed); one refused on any bad line finds them all at its end,
+  // over a plain list of every line's loadNumber, which costs a fraction of the index.
+  await client.query(skipInvalid ? SEEN_SQL : KEYS_SQL);
+  const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
+  let refused = false;
+  let turnTaken = false;
+  for (let batch = await batches.next(); batch; batch = await batches.next()) {
+    await pipeline(Readable.from(batch.chunks), client.query(copyFrom(COPY_SQL)));
+    if (skipInvalid) {
+      await client.query(REMEMBER_SQL);
+      const repeated = await client.query<RepeatedRow>(BATCH_REPEATED_SQL);
+      problems.push(...repeated.rows.map(repeatProblem));
+      if (repeated.rows.length > 0) await client.query(DROP_REPEATED_SQL);
+    } else {
+      await client.query(KEEP_KEYS_SQL);
+      // An import that will be refused writes nothing more (a batch holding a loadNumber twice could
+      // not be upserted in one statement); its remaining lines are still read and checked, so that the
+      // refusal names every bad one.
+      refused ||= problems.length > 0 || batch.repeats;
     }
-    if (!skipInvalid) problems.push(...(await client.query<RepeatedRow>(REPEATED_SQL)).rows.map(repeatProblem));
-    // Stable: a line's own problems keep their order.
-    problems.sort((a, b) => a.line - b.line);
-    if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
-    return { summary, problems };
-  });
+    if (!refused) {
+      if (!turnTaken) await client.query(TAKE_TURN_SQL, [IMPORT_LOCK_CLASS, customerId]);
+      turnTaken = true;
+      const counts = (await client.query<{ staged: number; inserted: number; written: number }>(UPSERT_SQL, [customerId])).rows[0]!;
+      summary.inserted += counts.inserted;
+      summary.changed += counts.written - counts.inserted;
+      summary.unchanged += counts.staged - counts.written;
+    }
+    await client.query(CLEAR_BATCH_SQL);
+  }
+  if (!skipInvalid) problems.push(...(await client.query<RepeatedRow>(REPEATED_SQL)).rows.map(repeatProblem));
+  // Stable: a line's own problems keep their order.
+  problems.sort((a, b) => a.line - b.line);
+  if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
+  return { summary, problems };
 }
 
 interface RepeatedRow {

@@ -49,3 +49,24 @@ export function storedDateTime(text: string): string | undefined {
   const instant = parseInstant(text, { allowDate: false });
   return instant && instant.ms >= EARLIEST_MS && instant.ms <= LATEST_MS ? toSqlTimestamp(instant.ms) : undefined;
 }
+
+/** Days from 1970-01-01 to the given day of the proleptic Gregorian calendar (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/**
+ * The milliseconds since 1970-01-01T00:00:00Z of a date-time as stored (`YYYY-MM-DDTHH:MM:SS.mmmZ`, what
+ * storedDateTime returns): what the importer sends PostgreSQL, which turns an integer into a timestamptz
+ * in a fraction of the time it takes to read one from text.
+ */
+export function storedDateTimeMs(stored: string): number {
+  const days = daysFromCivil(digitsAt(stored, 0, 4), digitsAt(stored, 5, 7), digitsAt(stored, 8, 10));
+  const seconds = (digitsAt(stored, 11, 13) * 60 + digitsAt(stored, 14, 16)) * 60 + digitsAt(stored, 17, 19);
+  return (days * 86_400 + seconds) * 1000 + digitsAt(stored, 20, 23);
+}

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseInstant, toSqlTimestamp } from '@loadfeed/spec/query';
-import { isStoredDateTime, storedDateTime } from '../../src/loads/stored-date-time.js';
+import { isStoredDateTime, storedDateTime, storedDateTimeMs } from '../../src/loads/stored-date-time.js';
 
 const EARLIEST_MS = new Date(0).setUTCFullYear(1, 0, 1);
 const LATEST_MS = new Date(0).setUTCFullYear(10000, 0, 1) - 1;
@@ -48,5 +48,15 @@ describe('a date-time already written as stored', () => {
     );
     expect(isStoredDateTime('2024-02-29T12:00:00.000+00:00')).toBe(false);
     expect(isStoredDateTime('2024-02-29t12:00:00.000z')).toBe(false);
+  });
+
+  it('is staged as the milliseconds since 1970 it stands for, for every instant of years 0001-9999', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: EARLIEST_MS, max: LATEST_MS }), (ms) => {
+        expect(storedDateTimeMs(toSqlTimestamp(ms))).toBe(ms);
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const ms of [EARLIEST_MS, LATEST_MS, -1, 0, Date.UTC(2000, 1, 29), Date.UTC(1900, 2, 1) - 1]) expect(storedDateTimeMs(toSqlTimestamp(ms))).toBe(ms);
   });
 });

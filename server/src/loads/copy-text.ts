@@ -1,0 +1,29 @@
+// A checked load as a row of COPY's text format, in the staging table's column order
+// (src/loads/import-sql.ts, COPY_SQL): its line number, then the writable fields.
+import { sqlTypeOf, WRITABLE_LOAD_FIELDS } from './columns.js';
+import type { LoadRecord } from './load-input.js';
+import { storedDateTimeMs } from './stored-date-time.js';
+
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** Whether a value holds one of them: one test for nearly every value, which holds none. */
+const COPY_SPECIAL = /[\\\n\r\t]/;
+const COPY_SPECIALS = /[\\\n\r\t]/g;
+
+/** A value in COPY's text format: \N for null, and the four characters the format gives meaning escaped. */
+function copyValue(value: string | null): string {
+  if (value === null) return '\\N';
+  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (character) => COPY_ESCAPES[character]!) : value;
+}
+
+/** The date-time fields: staged as milliseconds since 1970 (import-sql.ts, STAGING_SQL), digits only. */
+const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(WRITABLE_LOAD_FIELDS.filter((field) => sqlTypeOf(field) === 'timestamptz'));
+
+/** One row of COPY text, with its newline. */
+export function copyRow(line: number, record: LoadRecord): string {
+  let text = String(line);
+  for (const field of WRITABLE_LOAD_FIELDS) {
+    const value = record[field];
+    text += `\t${value !== null && DATE_TIME_FIELDS.has(field) ? String(storedDateTimeMs(value)) : copyValue(value)}`;
+  }
+  return `${text}\n`;
+}
