@@ -2,7 +2,8 @@
 // The same bulk INSERT ... SELECT and UPDATE of 100,000 loads into `loads` and into a bare copy of it
 // (same columns, indexes and constraints but the foreign key to customers, which `LIKE` does not copy; no
 // triggers, no stored JSON), into a second bare copy that keeps that foreign key (its check is a trigger
-// of PostgreSQL's own, ~6 µs a row), and `loadfeed-server import` of the same 100,000 loads; each on two
+// of PostgreSQL's own, ~6 µs a row), and `loadfeed-server import` of the same 100,000 loads (into an
+// empty `loads`, as the bare INSERT starts from, and beside another customer's 100,000); each on two
 // databases: the release before (migrated to 0014: the stored page JSON of 0010) and this one (every
 // migration: page JSON made per page, 0015). Not part of `npm test`.
 //
@@ -84,6 +85,7 @@ interface Timings {
   bareFkInsertMs: number[];
   bareFkUpdateMs: number[];
   importMs: number[];
+  importBesideMs: number[];
   bytes: number;
   bareBytes: number;
 }
@@ -146,10 +148,15 @@ async function round(side: Side, timings: Timings, folder: string, roundIndex: n
   for (const table of order) {
     updateTimes[table]!.push(await timed(() => pool.query(update(table))));
   }
-  // The importer into an empty customer of its own each round.
-  const code = `import${roundIndex}`;
-  await addCustomer(pool, code);
-  timings.importMs.push(await importFile(side.url, code, join(folder, 'loads.ndjson')));
+  // The importer into a customer of its own each round: first beside the round's 100,000 loads of another
+  // customer (its indexes' pages to find among the bare tables' in shared_buffers), then into the empty
+  // table the bare INSERT starts from, the comparison the target makes.
+  for (const [times, empty] of [[timings.importBesideMs, false], [timings.importMs, true]] as const) {
+    if (empty) await pool.query('TRUNCATE loads');
+    const code = `import${roundIndex}${empty ? '' : '-beside'}`;
+    await addCustomer(pool, code);
+    times.push(await importFile(side.url, code, join(folder, 'loads.ndjson')));
+  }
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -162,7 +169,7 @@ const loadAverage = loadavg()[0]!;
 const sides = [await prepareSide(serverUrl, 'loadfeed_writes_before', '0014'), await prepareSide(serverUrl, 'loadfeed_writes_after', '9999')];
 try {
   await writeNdjson(sides[1]!.pool, join(folder, 'loads.ndjson'));
-  const timings = new Map<string, Timings>(sides.map((side) => [side.name, { insertMs: [], updateMs: [], bareInsertMs: [], bareUpdateMs: [], bareFkInsertMs: [], bareFkUpdateMs: [], importMs: [], bytes: 0, bareBytes: 0 }]));
+  const timings = new Map<string, Timings>(sides.map((side) => [side.name, { insertMs: [], updateMs: [], bareInsertMs: [], bareUpdateMs: [], bareFkInsertMs: [], bareFkUpdateMs: [], importMs: [], importBesideMs: [], bytes: 0, bareBytes: 0 }]));
   for (let index = 0; index < ROUNDS; index += 1) {
     for (const side of index % 2 === 0 ? sides : [...sides].reverse()) await round(side, timings.get(side.name)!, folder, index);
   }
@@ -181,6 +188,7 @@ try {
     log(row([`${side.name}: INSERT ... SELECT`, bareInsert, perSecond(median(t.insertMs)), perSecond(median(t.insertMs)) / bareInsert], widths));
     log(row([`${side.name}: UPDATE`, perSecond(median(t.bareUpdateMs)), perSecond(median(t.updateMs)), perSecond(median(t.updateMs)) / perSecond(median(t.bareUpdateMs))], widths));
     log(row([`${side.name}: loadfeed-server import`, bareInsert, perSecond(median(t.importMs)), perSecond(median(t.importMs)) / bareInsert], widths));
+    log(row([`${side.name}: import beside another customer's loads`, bareInsert, perSecond(median(t.importBesideMs)), perSecond(median(t.importBesideMs)) / bareInsert], widths));
     const bareFkInsert = perSecond(median(t.bareFkInsertMs));
     log(row([`${side.name}: INSERT, bare with the customers FK`, bareFkInsert, perSecond(median(t.insertMs)), perSecond(median(t.insertMs)) / bareFkInsert], widths));
     log(row([`${side.name}: UPDATE, bare with the customers FK`, perSecond(median(t.bareFkUpdateMs)), perSecond(median(t.updateMs)), perSecond(median(t.updateMs)) / perSecond(median(t.bareFkUpdateMs))], widths));
