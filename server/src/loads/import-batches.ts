@@ -38,7 +38,6 @@ export class BatchReader {
   private wakeTaker: (() => void) | undefined;
   private wakeReader: (() => void) | undefined;
   private readonly chunkCharacters: number;
-  private readonly reading: Promise<void>;
 
   /**
    * `batchCharacters` bounds a batch (it is taken at most one chunk past it); `chunkCharacters`, how much
@@ -51,7 +50,7 @@ export class BatchReader {
     chunkCharacters = COPY_CHUNK_CHARACTERS,
   ) {
     this.chunkCharacters = Math.max(1, Math.min(chunkCharacters, batchCharacters));
-    this.reading = this.read(lines).then(
+    void this.read(lines).then(
       () => this.finish(undefined),
       (error: unknown) => this.finish({ error }),
     );
@@ -71,11 +70,14 @@ export class BatchReader {
     return batch;
   }
 
-  /** Stops reading (an import that failed before its input's end) and waits for the reader to let go of the input. */
-  async close(): Promise<void> {
+  /**
+   * Stops reading (an import that failed before its input's end): the reader lets go of the input when its
+   * next line comes. Not awaited, so that a failure is reported at once even when the input is a pipe
+   * whose writer has stalled.
+   */
+  close(): void {
     this.stopped = true;
     this.wake('reader');
-    await this.reading;
   }
 
   private async read(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>): Promise<void> {

@@ -98,16 +98,16 @@ export async function importLoadLines(
   lines: Iterable<ImportLine> | AsyncIterable<ImportLine>,
   { skipInvalid = false, batchCharacters = BATCH_CHARACTERS }: ImportOptions = {},
 ): Promise<ImportOutcome> {
+  // An unknown customer fails the import before a line of its input is read.
+  const customerId = await customerIdOf(pool, customerCode);
   const problems: ImportProblem[] = [];
-  // Reading starts at once: the first batch is read and checked while the customer is looked up and the
-  // transaction set up.
+  // Reading starts now: the first batch is read and checked while the transaction is set up.
   const batches = new BatchReader(lines, problems, batchCharacters);
   try {
-    const customerId = await customerIdOf(pool, customerCode);
     return await withTransaction(pool, (client) => importBatches(client, customerId, batches, problems, skipInvalid));
   } finally {
     // An import that failed before its input's end stops reading it.
-    await batches.close();
+    batches.close();
   }
 }
 

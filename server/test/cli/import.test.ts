@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES } from '../../src/loads/ndjson-lines.js';
 import { generateLoads, type SeedLoad } from '../../src/seed/loads.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
-import { cliOk, query, runCli } from './run-cli.js';
+import { CLI, cliEnv, cliOk, collect, exited, query, runCli } from './run-cli.js';
 
 function ndjson(loads: readonly unknown[]): string {
   return loads.map((load) => (typeof load === 'string' ? load : JSON.stringify(load))).join('\n') + '\n';
@@ -164,6 +165,20 @@ describe('loadfeed-server import', () => {
     const numbers = (await stored()).map((row) => row.load_number);
     expect(numbers).toEqual(expect.arrayContaining(['GOOD-1', 'GOOD-2']));
     for (const refusedNumber of ['SURROGATE', 'BYTES', 'NUL', 'PROTO']) expect(numbers).not.toContain(refusedNumber);
+  });
+
+  it('fails for an unknown customer at once, without waiting for input that has not come', async () => {
+    // stdin left open and empty: an operator at a terminal, or a pipe whose writer has not written yet.
+    const child = spawn(process.execPath, [CLI, 'import', 'nobody', '-'], { env: cliEnv(env()), stdio: ['pipe', 'pipe', 'pipe'] });
+    const stderr = collect(child.stderr!);
+    try {
+      const ended = await Promise.race([exited(child), new Promise((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000))]);
+      expect(ended).toBe(1);
+      expect((await stderr).trimEnd()).toMatch(/^loadfeed-server: no customer has the code "nobody"/);
+    } finally {
+      child.stdin!.end();
+      child.kill();
+    }
   });
 
   it.each([
