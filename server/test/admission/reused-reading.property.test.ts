@@ -87,13 +87,18 @@ describe('the horizon from a stored reading of the feed writers', () => {
     return rows.map((row) => row.load_number);
   }
 
-  /** The horizon a fresh reading of pg_locks gives the customer now (feed_settled_through's arithmetic). */
-  async function freshHorizon(customer: number): Promise<string> {
+  /**
+   * The horizon a fresh reading of pg_locks gives the customer now (feed_settled_through's arithmetic), as
+   * of the admission's clock reading `countedAt`: read a millisecond later, a fresh reading's own clock
+   * would settle the millisecond the admission was counted in, and with it a row stamped in that
+   * millisecond before the admission, which the admission rightly left to the next request.
+   */
+  async function freshHorizon(customer: number, countedAt: Date): Promise<string> {
     const { rows } = await observer.query<{ horizon: string }>(
-      `SELECT (least(r.now_ms, (SELECT min(f.first_stamp) FROM feed_writers(r.now_ms) AS f
+      `SELECT (least(r.now_ms, $2::timestamptz, (SELECT min(f.first_stamp) FROM feed_writers(r.now_ms) AS f
                                  WHERE f.slot IN (feed_writer_slot($1::bigint), 65535))) - interval '1 millisecond')::text AS horizon
          FROM (SELECT date_trunc('milliseconds', clock_timestamp()) AS now_ms) AS r`,
-      [customerIds[customer]],
+      [customerIds[customer], countedAt],
     );
     return rows[0]!.horizon;
   }
@@ -144,7 +149,7 @@ describe('the horizon from a stored reading of the feed writers', () => {
           const admission = (await admitRequest(pool, keys[step.customer]!, 10))!;
           const horizon = admission.settledThrough;
           const page = await pageAt(step.customer, horizon);
-          const freshAt = await freshHorizon(step.customer);
+          const freshAt = await freshHorizon(step.customer, admission.decision.countedAt);
           const freshPage = await pageAt(step.customer, freshAt);
           const stored = (await observer.query<{ read_at: Date }>('SELECT read_at FROM feed_writers_reading')).rows[0]?.read_at;
           // As fresh as a fresh reading: nothing commits between the admission and these reads.
