@@ -30,6 +30,14 @@ DECLARE
   writer bigint;
   moved_to bigint;
 BEGIN
+  -- An insert of a customer this transaction announced last (every row of a bulk write but its first):
+  -- the stamps alone, what the general path below does for it, in three statements instead of nine
+  -- (~3% of an INSERT ... SELECT of 100,000 loads).
+  IF TG_OP = 'INSERT' AND current_setting('loadfeed.feed_writer_announced', true) = NEW.customer_id::text THEN
+    NEW.created_at := now();
+    NEW.updated_at := date_trunc('milliseconds', clock_timestamp());
+    RETURN NEW;
+  END IF;
   IF TG_OP = 'DELETE' THEN
     writer := OLD.customer_id;
   ELSE
