@@ -1,6 +1,7 @@
 // A checked load as a row of COPY's text format, in the staging table's column order
 // (src/loads/import-sql.ts, COPY_SQL): its line number, then the writable fields.
-import { sqlTypeOf, WRITABLE_LOAD_FIELDS } from './columns.js';
+import { DATE_TIME_LOAD_FIELDS } from '@loadfeed/spec';
+import { WRITABLE_LOAD_FIELDS } from './columns.js';
 import type { LoadRecord } from './load-input.js';
 import { storedDateTimeMs } from './stored-date-time.js';
 
@@ -16,7 +17,7 @@ function copyValue(value: string | null): string {
 }
 
 /** The date-time fields: staged as milliseconds since 1970 (import-sql.ts, STAGING_SQL), digits only. */
-const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(WRITABLE_LOAD_FIELDS.filter((field) => sqlTypeOf(field) === 'timestamptz'));
+const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(DATE_TIME_LOAD_FIELDS);
 
 /** One row of COPY text, with its newline. */
 export function copyRow(line: number, record: LoadRecord): string {

@@ -82,13 +82,17 @@ describe("the importer's read-ahead", () => {
     // Lines arrive one event-loop turn apart; the taker comes every few turns.
     const reader = new BatchReader(arriving(values, [1]), [], 4 * 1024 * 1024);
     const sizes: number[] = [];
+    const characters: number[] = [];
     for (let batch = await reader.next(); batch; batch = await reader.next()) {
       sizes.push(rowsOf(batch).length);
+      characters.push(Buffer.concat(batch.chunks).length);
       for (let turn = 0; turn < 5; turn += 1) await nextTurn();
     }
     reader.close();
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(2_000);
     expect(sizes.length).toBeGreaterThan(1);
+    // The taker waits from the start, so the first batch is the first chunk, not a share of the bound.
+    expect(characters[0]).toBeLessThan(2 * 64 * 1024);
   });
 
   it('fails the taker with the input\'s own error', async () => {
