@@ -57,6 +57,11 @@ export async function startServerProcess(script: string, args: string[], env: No
 /**
  * CPU milliseconds all of this machine's PostgreSQL processes have used so far (NaN where /proc is
  * missing). Other databases' work on the same server counts too: read it from a quiet machine.
+ *
+ * Each process's own time (utime, stime) plus the time of its children that have ended (cutime, cstime):
+ * a backend that exits takes its own counters with it, and the kernel adds them to the postmaster's
+ * children's counters when the postmaster reaps it. Without the latter, a server's pool closing its
+ * connections during a measurement took their whole CPU off the total, and a run could read negative.
  */
 export function postgresCpuMs(): number {
   let total = 0;
@@ -66,8 +71,10 @@ export function postgresCpuMs(): number {
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
         if (!stat.includes('(postgres)')) continue;
+        // After the command's closing parenthesis: state is field 0, utime 11, stime 12, cutime 13, cstime 14.
         const fields = stat.split(') ')[1]!.split(' ');
-        total += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+        const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+        total += (ticks * 1000) / TICKS_PER_SECOND;
       } catch {
         // The process ended between the listing and the read.
       }
