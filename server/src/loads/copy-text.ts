@@ -16,15 +16,18 @@ function copyValue(value: string | null): string {
   return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (character) => COPY_ESCAPES[character]!) : value;
 }
 
-/** The date-time fields: staged as milliseconds since 1970 (import-sql.ts, STAGING_SQL), digits only. */
+/** A date-time as staged: milliseconds since 1970 (import-sql.ts, STAGING_SQL), digits only. */
+function copyDateTime(value: string | null): string {
+  return value === null ? '\\N' : String(storedDateTimeMs(value));
+}
+
+/** Each writable field's writer, in WRITABLE_LOAD_FIELDS' order: chosen once, not for every value of every row. */
 const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(DATE_TIME_LOAD_FIELDS);
+const FIELD_WRITERS = WRITABLE_LOAD_FIELDS.map((field) => [field, DATE_TIME_FIELDS.has(field) ? copyDateTime : copyValue] as const);
 
 /** One row of COPY text, with its newline. */
 export function copyRow(line: number, record: LoadRecord): string {
   let text = String(line);
-  for (const field of WRITABLE_LOAD_FIELDS) {
-    const value = record[field];
-    text += `\t${value !== null && DATE_TIME_FIELDS.has(field) ? String(storedDateTimeMs(value)) : copyValue(value)}`;
-  }
+  for (const [field, write] of FIELD_WRITERS) text += `\t${write(record[field])}`;
   return `${text}\n`;
 }
