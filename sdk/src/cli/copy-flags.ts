@@ -1,37 +1,44 @@
 // The flags that name a copy, shared by `loadfeed sync` (which writes it) and `loadfeed verify` (which
-// reads it): exactly one of --out (NDJSON, with --state), --sqlite, --postgres (with --table).
+// reads it): exactly one destination's flag (DESTINATION_KINDS: --out, --sqlite, --postgres, --duckdb), with
+// the flags only that destination takes (--state, --table).
 import { writeLine, type FlagOptions, type FlagValues } from '@loadfeed/spec/cli';
 import { createClient, type LoadfeedClient } from '../client.js';
 import type { CopyDestination } from '../destination.js';
+import { DESTINATION_KINDS } from '../destinations.js';
+import type { DestinationKind } from '../destinations/kind.js';
 import { CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, type CliContext, type Connection } from './command.js';
-import { openNdjsonDestination } from './ndjson-destination.js';
-import { openPostgresDestination } from './postgres-destination.js';
 import { createProgressView, type ProgressView } from './progress.js';
-import { openSqliteDestination } from './sqlite-destination.js';
 import { TIMEOUT_OPTION, timeoutMsOf } from './timeout-flag.js';
 
-export const COPY_OPTIONS = {
-  out: { type: 'string' },
-  state: { type: 'string' },
-  sqlite: { type: 'string' },
-  postgres: { type: 'string' },
-  table: { type: 'string' },
-} as const satisfies FlagOptions;
+const extraFlagsOf = (kind: DestinationKind) => Object.entries(kind.extraFlags ?? {});
 
-export const COPY_HELP = `  --out <file>         An NDJSON file, one line per load (the newest version of each); the cursor
-                       in <file>.state.json (or --state <file>)
-  --sqlite <file>      A SQLite database: table \`loads\` keyed by "loadNumber", the cursor in table
-                       \`loadfeed_sync\` (needs the optional package better-sqlite3)
-  --postgres <url>     A PostgreSQL database, e.g. postgres://sync@db.internal/warehouse (a password
-                       is better in PGPASSWORD or ~/.pgpass): table \`loads\` keyed by load_number,
-                       typed columns, the cursor in table \`loadfeed_cursor\` (needs the optional
-                       package pg)
-  --table <name>       With --postgres: the table (default loads; schema.table works)`;
+export const COPY_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntries(
+  DESTINATION_KINDS.flatMap((kind) => [kind.flag, ...extraFlagsOf(kind).map(([flag]) => flag)]).map((flag) => [flag, { type: 'string' }]),
+);
+
+const HELP_COLUMN = 23;
+const helpLines = (flag: string, value: string, lines: readonly string[]) =>
+  lines.map((line, index) => (index === 0 ? `  --${flag} ${value}`.padEnd(HELP_COLUMN) : ' '.repeat(HELP_COLUMN)) + line).join('\n');
+
+export const COPY_HELP = DESTINATION_KINDS.flatMap((kind) => [
+  helpLines(kind.flag, kind.value, kind.help),
+  ...extraFlagsOf(kind).map(([flag, extra]) => helpLines(flag, extra.value, extra.help)),
+]).join('\n');
+
+/** `(--out <file.ndjson> | --sqlite <file.db> | …)`, for a command's usage line. */
+export const COPY_USAGE = `(${DESTINATION_KINDS.map((kind) => `--${kind.flag} ${kind.value}`).join(' | ')})`;
+
+/** `an NDJSON file, SQLite, PostgreSQL or DuckDB`, for a command's summary. */
+export const COPY_TITLES = inWords(DESTINATION_KINDS.map((kind) => kind.title));
+
+function inWords(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
 
 /** Every flag of a command that walks the feed into or against a copy (sync, verify). */
 const COPY_COMMAND_OPTIONS = {
   ...CONNECTION_OPTIONS,
-  ...COPY_OPTIONS,
+  ...(COPY_OPTIONS as {}),
   'page-size': { type: 'string' },
   json: { type: 'boolean' },
   ...TIMEOUT_OPTION,
@@ -58,29 +65,25 @@ export function parseCopyCommandLine(commandName: string, help: string, args: st
   return { values, pageSize, connection: connectionOf(values, context, commandName), timeoutMs };
 }
 
-/** Where `--out` keeps its cursor unless `--state` says otherwise. */
-export const defaultStatePath = (out: string) => `${out}.state.json`;
-
-type CopyValues = { [K in keyof typeof COPY_OPTIONS]?: string | undefined };
+type CopyValues = Readonly<Record<string, unknown>>;
+const given = (values: CopyValues, flag: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : undefined);
 
 /** Checks the copy flags before anything is opened or requested. */
 function checkCopyFlags(values: CopyValues, commandName: string): void {
-  const given = [values.out, values.sqlite, values.postgres].filter((value) => value !== undefined).length;
-  if (given !== 1) throw new UsageError('give exactly one copy: --out <file.ndjson>, --sqlite <file.db> or --postgres <url>', commandName);
-  if (values.state !== undefined && values.out === undefined) throw new UsageError('--state is for --out: a database keeps its cursor in itself', commandName);
-  if (values.table !== undefined && values.postgres === undefined) throw new UsageError('--table is for --postgres', commandName);
+  const chosen = DESTINATION_KINDS.filter((kind) => given(values, kind.flag) !== undefined);
+  if (chosen.length !== 1) throw new UsageError(`give exactly one copy: ${inWords(DESTINATION_KINDS.map((kind) => `--${kind.flag} ${kind.value}`))}`, commandName);
+  for (const kind of DESTINATION_KINDS) {
+    for (const [flag, extra] of extraFlagsOf(kind)) {
+      if (given(values, flag) !== undefined && kind !== chosen[0]) throw new UsageError(`--${flag} is for --${kind.flag}${extra.onlyWith ? `: ${extra.onlyWith}` : ''}`, commandName);
+    }
+  }
 }
 
 /** Opens the copy the flags name: for writing (sync) or only reading (verify). */
 export async function openCopy(values: CopyValues, context: CliContext, write: boolean): Promise<CopyDestination> {
-  if (values.postgres !== undefined) {
-    if (/^[a-z][a-z0-9+.-]*:\/\/[^/@:]*:[^/@]+@/i.test(values.postgres)) {
-      writeLine(context.stderr, 'loadfeed: note: a password in --postgres shows in the process list; PGPASSWORD or ~/.pgpass keeps it out');
-    }
-    return openPostgresDestination({ connectionString: values.postgres, write, ...(values.table === undefined ? {} : { table: values.table }) });
-  }
-  if (values.sqlite !== undefined) return openSqliteDestination(values.sqlite, { write });
-  return openNdjsonDestination(values.out!, values.state ?? defaultStatePath(values.out!), { write });
+  const kind = DESTINATION_KINDS.find((candidate) => given(values, candidate.flag) !== undefined)!;
+  const extras = Object.fromEntries(extraFlagsOf(kind).map(([flag]) => [flag, given(values, flag)]));
+  return kind.open(given(values, kind.flag)!, extras, { write, warn: (line) => writeLine(context.stderr, `loadfeed: ${line}`) });
 }
 
 /** The client of a command that shows its progress on stderr; retries show on the view once it is started. */

@@ -12,6 +12,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../errors.js';
+import { DESTINATION_KINDS } from '../destinations.js';
 import { ENV_API_KEY, EXIT_CODES } from './command.js';
 
 /** Anything shaped like an API key, however a message quotes it. */
@@ -50,10 +51,10 @@ export function describeFailure(error: unknown): Failure {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') return failure(`file error: ${message}`);
-  if (code?.startsWith('SQLITE_')) return failure(`SQLite: ${message} (${code})`);
-  // pg's errors from the server carry a SQLSTATE and a severity; its connection errors a Node code.
-  if (code !== undefined && typeof error === 'object' && error !== null && 'severity' in error) return failure(`PostgreSQL: ${message} (SQLSTATE ${code})`);
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT') return failure(`cannot reach the database: ${message}`);
+  for (const kind of DESTINATION_KINDS) {
+    const line = kind.describeError?.(error);
+    if (line !== undefined) return failure(line);
+  }
   return failure(`unexpected error: ${message}`);
 }
 

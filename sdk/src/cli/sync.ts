@@ -1,4 +1,4 @@
-// `loadfeed sync`: keeps a copy of your loads (an NDJSON file, a SQLite table or a PostgreSQL table) in
+// `loadfeed sync`: keeps a copy of your loads (in any destination of ../destinations.ts) in
 // step with the API through the SDK's syncLoads, showing progress; Ctrl-C stops between writes and keeps
 // the cursor; the rate limit stops it with the cursor saved (exit 3); --json prints what the run did.
 import { writeLine } from '@loadfeed/spec/cli';
@@ -14,7 +14,7 @@ import {
   type CliContext,
   type Command,
 } from './command.js';
-import { COPY_HELP, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
+import { COPY_HELP, COPY_TITLES, COPY_USAGE, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
 import { describeFailure } from './failure.js';
 import { formatDuration, plural } from './progress.js';
 import { TIMEOUT_HELP } from './timeout-flag.js';
@@ -45,8 +45,8 @@ export interface SyncReport {
 
 export const syncCommand: Command = {
   name: NAME,
-  summary: 'Copy your loads into an NDJSON file, SQLite or PostgreSQL, then keep the copy up to date',
-  help: `Usage: loadfeed sync (--out <loads.ndjson> | --sqlite <loads.db> | --postgres <url>) [options]
+  summary: `Copy your loads into ${COPY_TITLES}, then keep the copy up to date`,
+  help: `Usage: loadfeed sync ${COPY_USAGE} [options]
 
 Fetches every load changed since the last run and upserts it by loadNumber, each page's rows and the
 cursor after them together. The first run copies everything; each later run reads from the saved cursor

@@ -9,7 +9,7 @@ import {
   EXIT_CODES,
   type Command,
 } from './command.js';
-import { COPY_HELP, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
+import { COPY_HELP, COPY_USAGE, clientWithProgress, openCopy, parseCopyCommandLine } from './copy-flags.js';
 import { TIMEOUT_HELP } from './timeout-flag.js';
 import { plural } from './progress.js';
 
@@ -42,7 +42,7 @@ function describeReport(report: VerifyReport): string[] {
 export const verifyCommand: Command = {
   name: NAME,
   summary: 'Check that a copy holds every load the API serves, every field equal',
-  help: `Usage: loadfeed verify (--out <loads.ndjson> | --sqlite <loads.db> | --postgres <url>) [options]
+  help: `Usage: loadfeed verify ${COPY_USAGE} [options]
 
 Walks the whole feed (at the fewest requests the deployment allows) and compares every field of every
 row with the copy \`loadfeed sync\` keeps, as of the copy's cursor. It counts the rows missing from the

@@ -82,7 +82,13 @@ export async function readPostgres(url: string, table: string): Promise<{ loads:
     const loads = rows.map(
       (row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [camelCase(column), value instanceof Date ? value.toISOString() : value])) as Load,
     );
-    const cursor = (await client.query<{ cursor: Date }>('SELECT cursor FROM loadfeed_cursor WHERE feed = $1::text', [table])).rows[0]?.cursor.toISOString();
+    // The cursor row is keyed by the table's resolved schema.table.
+    const cursor = (
+      await client.query<{ cursor: Date }>(
+        `SELECT cursor FROM loadfeed_cursor WHERE feed = (SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1::text))`,
+        [table],
+      )
+    ).rows[0]?.cursor.toISOString();
     return { loads, cursor };
   } finally {
     await client.end();

@@ -65,8 +65,8 @@ describe('loadfeed sync --postgres', () => {
     expect((await runCli(['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', 'held'], env)).code).toBe(0);
 
     const result = await withClient(async (client) => {
-      // What the running sync holds: its advisory lock on the table.
-      await client.query(`SELECT pg_advisory_lock(hashtextextended('loadfeed sync ' || $1::text, 0))`, ['held']);
+      // What the running sync holds: its advisory lock on the table, keyed by its resolved name.
+      await client.query(`SELECT pg_advisory_lock(hashtextextended('loadfeed sync ' || $1::text, 0))`, ['public.held']);
       return runCli(['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', 'held'], env);
     });
 

@@ -12,7 +12,7 @@ describe('bad command lines', () => {
     ['an unknown command', ['fetch'], /^loadfeed: unknown command "fetch" \(see `loadfeed --help`\)\n$/],
     ['an unknown flag', ['sync', '--out', 'x.ndjson', '--fast'], /^loadfeed: unknown option --fast \(see `loadfeed sync --help`\)\n$/],
     ['a flag without its value', ['list', '--page'], /^loadfeed: option --page <value> argument missing/],
-    ['no destination', ['sync'], /give exactly one copy: --out <file.ndjson>, --sqlite <file.db> or --postgres <url>/],
+    ['no destination', ['sync'], /give exactly one copy: --out <file.ndjson>, --sqlite <file.db>, --postgres <url> or --duckdb <file.duckdb>/],
     ['two destinations', ['sync', '--out', 'x.ndjson', '--postgres', 'postgres://127.0.0.1:9/x'], /give exactly one copy/],
     ['--state with --sqlite', ['sync', '--sqlite', 'x.db', '--state', 's.json'], /--state is for --out/],
     ['--table without --postgres', ['sync', '--sqlite', 'x.db', '--table', 'loads'], /--table is for --postgres/],
@@ -65,6 +65,7 @@ describe('bad command lines', () => {
 describe.each([
   { flag: '--sqlite', value: 'x.db', packageName: 'better-sqlite3', install: 'better-sqlite3@12.11.1` (or use --out <file.ndjson>)' },
   { flag: '--postgres', value: 'postgres://127.0.0.1:9/x', packageName: 'pg', install: 'pg@8.23.1`' },
+  { flag: '--duckdb', value: 'x.duckdb', packageName: '@duckdb/node-api', install: '@duckdb/node-api@1.5.6-r.1`' },
 ])('$flag without the optional package $packageName', ({ flag, value, packageName, install }) => {
   it('fails with one line that says how to install it, and exit code 1', async () => {
     // A resolve hook that makes the optional package missing, as it is for a user who skipped it.

@@ -3,11 +3,16 @@
 // synced table. Each page's rows and the cursor after them are committed in ONE transaction, so a
 // process killed at any moment leaves the page and its cursor, or neither. A sync holds a session
 // advisory lock on its table, so that two runs (an overlapping cron job) never write one copy at once.
+// The table is resolved first (postgres-table.ts): its lock and cursor are keyed by schema.table, existing
+// tables are checked, and only a missing table is created, so later runs need no CREATE on the schema.
 // pg is an optional dependency, loaded only here, so that library users who do not need it never install it.
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
+import { importOptional, type DestinationKind, type OptionalPackage } from './kind.js';
 import { LOAD_COLUMNS, type LoadColumn } from './load-columns.js';
+import { checkTables, quote, refuseServerDatabase, resolveTable, type ResolvedTable } from './postgres-table.js';
+import { refuseMisfits } from './table-check.js';
 
 /** The part of pg's API this file uses. */
 interface PgClient {
@@ -18,29 +23,44 @@ interface PgClient {
 }
 type PgClientConstructor = new (config: { connectionString: string; application_name: string }) => PgClient;
 
-const PG_PACKAGE = 'pg';
-const PG_VERSION = '8.23.1';
+const PG: OptionalPackage = { name: 'pg', version: '8.23.1' };
+
+export const postgresKind: DestinationKind = {
+  flag: 'postgres',
+  value: '<url>',
+  title: 'PostgreSQL',
+  help: [
+    'A PostgreSQL database, e.g. postgres://sync@db.internal/warehouse (a password',
+    'is better in PGPASSWORD or ~/.pgpass): table `loads` keyed by load_number,',
+    'typed columns, the cursor in table `loadfeed_cursor` (needs the optional',
+    'package pg)',
+  ],
+  extraFlags: { table: { value: '<name>', help: ['With --postgres: the table (default loads; schema.table works)'] } },
+  optionalPackage: PG,
+  open(connectionString, extras, { write, warn }) {
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/@:]*:[^/@]+@/i.test(connectionString)) {
+      warn?.('note: a password in --postgres shows in the process list; PGPASSWORD or ~/.pgpass keeps it out');
+    }
+    return openPostgresDestination({ connectionString, write, ...(extras.table === undefined ? {} : { table: extras.table }) });
+  },
+  describeError(error) {
+    if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+    const code = String(error.code);
+    const message = error instanceof Error ? error.message : String(error);
+    // pg's errors from the server carry a SQLSTATE and a severity; its connection errors a Node code.
+    if ('severity' in error) return `PostgreSQL: ${message} (SQLSTATE ${code})`;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT') return `cannot reach the database: ${message}`;
+    return undefined;
+  },
+};
 
 export interface PostgresDestinationOptions {
   /** `postgres://user@host:5432/database`; a password may come from PGPASSWORD or ~/.pgpass instead. */
   connectionString: string;
-  /** The table of loads, optionally schema-qualified (default `loads`); its cursor row in `loadfeed_cursor` is keyed by this name. */
+  /** The table of loads, optionally schema-qualified (default `loads`); its lock and cursor are keyed by `schema.table` as resolved. */
   table?: string;
   /** Create the tables when missing and lock the copy for writing (default true); `loadfeed verify` only reads. */
   write?: boolean;
-}
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const quote = (name: string) => `"${name}"`;
-
-/** `loads` or `warehouse.loads`, checked and quoted; the cursor table lives in the same schema. */
-function tableNames(table: string): { loads: string; cursor: string } {
-  const parts = table.split('.');
-  if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
-    throw new CliError(`--table ${JSON.stringify(table)} is not a table name (letters, digits and _, optionally schema.table)`);
-  }
-  const schema = parts.length === 2 ? `${quote(parts[0]!)}.` : '';
-  return { loads: `${schema}${quote(parts.at(-1)!)}`, cursor: `${schema}loadfeed_cursor` };
 }
 
 const columnType = (column: LoadColumn) => `${column.type}${column.notNull ? ' NOT NULL' : ''}`;
@@ -53,15 +73,14 @@ function asApiValue(column: LoadColumn): string {
   return `${column.column} AS ${quote(column.field)}`;
 }
 
-function statements(table: string) {
-  const names = tableNames(table);
+function statements(names: { loads: string; cursor: string }) {
   return {
-    names,
-    schema: `
+    createLoads: `
 CREATE TABLE IF NOT EXISTS ${names.loads} (
   load_number text PRIMARY KEY,
   ${others.map((column) => `${column.column} ${columnType(column)}`).join(',\n  ')}
-);
+)`,
+    createCursor: `
 CREATE TABLE IF NOT EXISTS ${names.cursor} (
   feed text PRIMARY KEY,
   cursor timestamptz NOT NULL
@@ -78,64 +97,42 @@ WHERE excluded.updated_at >= copy.updated_at`,
     saveCursor: `
 INSERT INTO ${names.cursor} AS saved (feed, cursor) VALUES ($1::text, $2::timestamptz)
 ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor)`,
-    loadCursor: `SELECT to_char(cursor AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS cursor FROM ${names.cursor} WHERE feed = $1::text`,
+    // The cursor of this table under any key it was saved by (an earlier release keyed it by --table as given).
+    loadCursor: `SELECT to_char(max(cursor) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS cursor FROM ${names.cursor} WHERE feed = ANY ($1::text[])`,
     readRows: `SELECT ${LOAD_COLUMNS.map(asApiValue).join(', ')} FROM ${names.loads} WHERE load_number = ANY ($1::text[])`,
     loadNumbers: `SELECT load_number FROM ${names.loads} WHERE $1::text IS NULL OR load_number > $1::text ORDER BY load_number LIMIT $2::int`,
-    exists: `SELECT to_regclass($1::text) IS NOT NULL AND to_regclass($2::text) IS NOT NULL AS present`,
-    // One lock per copy, whatever the session's search_path: the key is the table's name as given.
+    // One lock per copy, whatever the session's search_path: the key is the table's resolved schema.table.
     lock: `SELECT pg_try_advisory_lock(hashtextextended('loadfeed sync ' || $1::text, 0)) AS locked`,
   };
-}
-
-async function loadPg(): Promise<PgClientConstructor> {
-  // A specifier in a variable keeps TypeScript from requiring the optional package's types.
-  const specifier: string = PG_PACKAGE;
-  try {
-    const module = (await import(specifier)) as { default: { Client: PgClientConstructor } };
-    return module.default.Client;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new CliError(`--postgres needs the optional package ${PG_PACKAGE}: run \`npm install ${PG_PACKAGE}@${PG_VERSION}\``);
-    }
-    throw error;
-  }
 }
 
 const BATCH = 1000;
 
 export async function openPostgresDestination(options: PostgresDestinationOptions): Promise<CopyDestination> {
-  const table = options.table ?? 'loads';
-  const sql = statements(table);
-  const Client = await loadPg();
-  const db = new Client({ connectionString: options.connectionString, application_name: 'loadfeed' });
+  const { default: pg } = await importOptional<{ default: { Client: PgClientConstructor } }>('postgres', PG);
+  const db = new pg.Client({ connectionString: options.connectionString, application_name: 'loadfeed' });
   // A connection lost between queries surfaces on the next query; without a listener it would crash the process.
   db.on('error', () => {});
   await db.connect();
+  let table: ResolvedTable;
   try {
-    if (options.write ?? true) {
-      const [lock] = (await db.query<{ locked: boolean }>(sql.lock, [table])).rows;
-      if (!lock?.locked) throw new CliError(`another loadfeed sync is writing ${table} in this database now; try again when it ends`);
-      await db.query(sql.schema);
-    } else {
-      const [found] = (await db.query<{ present: boolean }>(sql.exists, [sql.names.loads, sql.names.cursor])).rows;
-      if (!found?.present) throw new CliError(`the database has no copy in ${table} (and loadfeed_cursor): run \`loadfeed sync --postgres\` first`);
-    }
+    table = await prepare(db, options.table ?? 'loads', options.write ?? true);
   } catch (error) {
     await db.end().catch(() => {});
     throw error;
   }
+  const sql = statements(table);
 
   return {
     async loadCursor() {
-      const [row] = (await db.query<{ cursor: string }>(sql.loadCursor, [table])).rows;
-      return row?.cursor;
+      const [row] = (await db.query<{ cursor: string | null }>(sql.loadCursor, [table.cursorKeys])).rows;
+      return row?.cursor ?? undefined;
     },
     async write(rows: LoadRow[], cursor: string | undefined) {
       await db.query('BEGIN');
       try {
         if (rows.length > 0) await db.query(sql.upsertPage, [JSON.stringify(rows)]);
-        if (cursor !== undefined) await db.query(sql.saveCursor, [table, cursor]);
+        if (cursor !== undefined) await db.query(sql.saveCursor, [table.identity, cursor]);
         await db.query('COMMIT');
       } catch (error) {
         await db.query('ROLLBACK').catch(() => {});
@@ -159,4 +156,32 @@ export async function openPostgresDestination(options: PostgresDestinationOption
       await db.end();
     },
   };
+}
+
+/** Everything before the first write: whose database, which table, the lock, the checks, the missing tables. */
+async function prepare(db: PgClient, given: string, writing: boolean): Promise<ResolvedTable> {
+  await refuseServerDatabase(db);
+  const table = await resolveTable(db, given);
+  const sql = statements(table);
+  if (!writing && !(table.loadsExists && table.cursorExists)) {
+    throw new CliError(`the database has no copy in ${given} (and loadfeed_cursor): run \`loadfeed sync --postgres\` first`);
+  }
+  if (writing) {
+    const [lock] = (await db.query<{ locked: boolean }>(sql.lock, [table.identity])).rows;
+    if (!lock?.locked) throw new CliError(`another loadfeed sync is writing ${given} in this database now; try again when it ends`);
+  }
+  const check = await checkTables(db, table);
+  refuseMisfits(table.identity, check.misfits);
+  if (!writing) return table;
+  // CREATE only for a table that is missing: CREATE TABLE IF NOT EXISTS checks the CREATE privilege first.
+  if (!table.loadsExists) await db.query(sql.createLoads);
+  if (!table.cursorExists) await db.query(sql.createCursor);
+  for (const upgrade of check.upgrades) {
+    try {
+      await db.query(upgrade);
+    } catch (error) {
+      throw new CliError(`the table ${table.identity} needs \`${upgrade}\` (it only loosens a constraint), which this role may not run: ${(error as Error).message}`);
+    }
+  }
+  return table;
 }

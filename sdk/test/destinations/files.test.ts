@@ -3,11 +3,10 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openNdjsonDestination } from '../../src/cli/ndjson-destination.js';
-import { openSqliteDestination } from '../../src/cli/sqlite-destination.js';
+import { openNdjsonDestination, openSqliteDestination } from '../../src/destinations.js';
 import type { LoadRow } from '../../src/index.js';
-import { readNdjson, readSqlite } from './copies.js';
-import { useScratchFolder } from './run-cli.js';
+import { readNdjson, readSqlite } from '../cli/copies.js';
+import { useScratchFolder } from '../cli/run-cli.js';
 
 const scratch = useScratchFolder();
 

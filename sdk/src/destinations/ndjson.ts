@@ -3,16 +3,43 @@
 // of the rows), so a crash loses nothing the cursor has passed; closing compacts the file to one line per
 // loadNumber (the newest) with an atomic rename, so readers see the old file or the new one, never half.
 // A run that died before compacting leaves duplicate lines that the next run's close removes.
+// A writer holds `<file>.lock` (lock-file.ts) from before it reads the file until after it compacts it:
+// two overlapping runs would otherwise each compact their own view over the other's appends.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { CliError } from '@loadfeed/spec/cli';
 import { replaceFileWithLines } from '../atomic-file.js';
 import type { LoadRow } from '../client.js';
 import { fileCursorStore } from '../cursor-store.js';
 import type { CopyDestination } from '../destination.js';
+import type { DestinationKind } from './kind.js';
+import { lockFile, type FileLock } from './lock-file.js';
+
+/** Where `--out` keeps its cursor unless `--state` says otherwise. */
+export const defaultStatePath = (out: string) => `${out}.state.json`;
+
+export const ndjsonKind: DestinationKind = {
+  flag: 'out',
+  value: '<file.ndjson>',
+  title: 'an NDJSON file',
+  help: ['An NDJSON file, one line per load (the newest version of each); the cursor', 'in <file>.state.json (or --state <file>)'],
+  extraFlags: { state: { value: '<file>', help: ['With --out: where the cursor is kept'], onlyWith: 'a database keeps its cursor in itself' } },
+  open: (path, extras, { write }) => openNdjsonDestination(path, extras.state ?? defaultStatePath(path), { write }),
+};
 
 /** Opens (and on the first run creates) the file; with `write: false` it only reads one that exists, for `loadfeed verify`. */
 export async function openNdjsonDestination(path: string, statePath: string, options: { write?: boolean } = {}): Promise<CopyDestination> {
   const writing = options.write ?? true;
+  if (path.trim() === '') throw new CliError('--out "" keeps nothing: give the path of a file');
+  const lock: FileLock | undefined = writing ? await lockFile(path) : undefined;
+  try {
+    return await openLocked(path, statePath, writing, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+async function openLocked(path: string, statePath: string, writing: boolean, lock: FileLock | undefined): Promise<CopyDestination> {
   const { lines, needsCompaction, found } = await readExisting(path);
   if (!writing && !found) throw new CliError(`${path} does not exist: run \`loadfeed sync --out ${path}\` first`);
   let dirty = needsCompaction;
@@ -56,9 +83,13 @@ export async function openNdjsonDestination(path: string, statePath: string, opt
       yield [...lines.keys()];
     },
     async close() {
-      await appender?.close();
-      appender = undefined;
-      if (writing && dirty) await replaceFileWithLines(path, lines.values());
+      try {
+        await appender?.close();
+        appender = undefined;
+        if (writing && dirty) await replaceFileWithLines(path, lines.values());
+      } finally {
+        await lock?.release();
+      }
     },
   };
 }

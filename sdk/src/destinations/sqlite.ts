@@ -1,0 +1,189 @@
+// `--sqlite loads.db`: a `loads` table keyed by loadNumber, and the cursor in the same database. A page's
+// rows and the cursor they move are committed in ONE transaction, so the database never holds a cursor
+// ahead of its rows. An older version of a row (re-read through the overlap) never replaces a newer one
+// and the cursor only moves forward; a writer holds `<file>.lock` (lock-file.ts) while it runs.
+// better-sqlite3 is an optional dependency, loaded only here, so that library users never build it. The
+// driver is used at five places only (open, prepare, exec, transaction, close: `SqliteDatabase` below), so
+// that another driver (node:sqlite, bun:sqlite) is a small change.
+import { LOAD_FIELDS } from '@loadfeed/spec';
+import { CliError } from '@loadfeed/spec/cli';
+import type { LoadRow } from '../client.js';
+import type { CopyDestination } from '../destination.js';
+import { importOptional, refuseEphemeralPath, type DestinationKind, type OptionalPackage } from './kind.js';
+import { lockFile, type FileLock } from './lock-file.js';
+import { RECOPY, refuseMisfits, type Misfit } from './table-check.js';
+
+/** The part of the driver this file uses. */
+interface SqliteStatement {
+  run(...parameters: unknown[]): unknown;
+  get(...parameters: unknown[]): unknown;
+  all(...parameters: unknown[]): unknown[];
+}
+interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): void;
+  transaction<A extends unknown[]>(body: (...args: A) => void): (...args: A) => void;
+  close(): void;
+}
+type SqliteConstructor = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
+
+const SQLITE: OptionalPackage = { name: 'better-sqlite3', version: '12.11.1', otherwise: ' (or use --out <file.ndjson>)' };
+
+export const sqliteKind: DestinationKind = {
+  flag: 'sqlite',
+  value: '<file.db>',
+  title: 'SQLite',
+  help: ['A SQLite database: table `loads` keyed by "loadNumber", the cursor in table', '`loadfeed_sync` (needs the optional package better-sqlite3)'],
+  optionalPackage: SQLITE,
+  open: (path, _extras, { write }) => openSqliteDestination(path, { write }),
+  describeError(error) {
+    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+    return code.startsWith('SQLITE_') ? `SQLite: ${(error as Error).message} (${code})` : undefined;
+  },
+};
+
+const quote = (name: string) => `"${name}"`;
+const otherFields = LOAD_FIELDS.filter((field) => field !== 'loadNumber');
+
+/** Every Load field as a column under its API name, as TEXT: decimals and date-times stay as served, so nothing rounds. */
+const CREATE_LOADS = `
+CREATE TABLE loads (
+  "loadNumber" TEXT PRIMARY KEY NOT NULL,
+  ${otherFields.map((field) => `${quote(field)} TEXT`).join(',\n  ')}
+)`;
+const CREATE_CURSOR = `
+CREATE TABLE loadfeed_sync (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  cursor TEXT NOT NULL
+)`;
+
+// Date-times are SPEC's fixed shape (UTC, milliseconds, Z), so text order is time order.
+const UPSERT_LOAD = `
+INSERT INTO loads (${LOAD_FIELDS.map(quote).join(', ')})
+VALUES (${LOAD_FIELDS.map(() => '?').join(', ')})
+ON CONFLICT ("loadNumber") DO UPDATE SET
+  ${otherFields.map((field) => `${quote(field)} = excluded.${quote(field)}`).join(',\n  ')}
+WHERE excluded."updatedAt" >= loads."updatedAt"`;
+
+const SAVE_CURSOR = `
+INSERT INTO loadfeed_sync (id, cursor) VALUES (1, ?)
+ON CONFLICT (id) DO UPDATE SET cursor = max(cursor, excluded.cursor)`;
+
+const LOAD_CURSOR = 'SELECT cursor FROM loadfeed_sync WHERE id = 1';
+
+const TABLES = `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('loads', 'loadfeed_sync')`;
+
+const COLUMNS = `SELECT name, type, pk FROM pragma_table_info(?)`;
+
+const READ_ROWS = `SELECT ${LOAD_FIELDS.map(quote).join(', ')} FROM loads WHERE "loadNumber" IN (SELECT value FROM json_each(?))`;
+
+const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE ? IS NULL OR "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
+
+const BATCH = 1000;
+
+/** Opens (and on the first run creates) the copy; with `write: false` it only reads one that exists, for `loadfeed verify`. */
+export async function openSqliteDestination(path: string, options: { write?: boolean } = {}): Promise<CopyDestination> {
+  refuseEphemeralPath('sqlite', path);
+  const { default: Database } = await importOptional<{ default: SqliteConstructor }>('sqlite', SQLITE);
+  const writing = options.write ?? true;
+  const lock: FileLock | undefined = writing ? await lockFile(path) : undefined;
+  let db: SqliteDatabase | undefined;
+  try {
+    try {
+      db = writing ? new Database(path) : new Database(path, { readonly: true, fileMustExist: true });
+    } catch (error) {
+      if (!writing) throw new CliError(`cannot open ${path} as a SQLite copy (${(error as Error).message}): run \`loadfeed sync --sqlite\` first`);
+      throw error;
+    }
+    prepareTables(db, path, writing);
+    return copyIn(db, lock);
+  } catch (error) {
+    db?.close();
+    await lock?.release();
+    throw error;
+  }
+}
+
+/** Checks the tables a copy finds, creating the missing ones when it writes. */
+function prepareTables(db: SqliteDatabase, path: string, writing: boolean): void {
+  const present = new Set((db.prepare(TABLES).all() as { name: string }[]).map((row) => row.name));
+  if (!writing && present.size < 2) throw new CliError(`${path} holds no copy (tables loads and loadfeed_sync): run \`loadfeed sync --sqlite\` first`);
+  if (writing) {
+    // WAL lets readers query the table while a sync writes to it.
+    db.exec('PRAGMA journal_mode = WAL');
+    if (!present.has('loads')) db.exec(CREATE_LOADS);
+    if (!present.has('loadfeed_sync')) db.exec(CREATE_CURSOR);
+  }
+  const columns = db.prepare(COLUMNS).all('loads') as { name: string; type: string; pk: number }[];
+  refuseMisfits('loads', misfits(columns));
+}
+
+/**
+ * SQLite keeps a value as given in a column of TEXT affinity or none; INTEGER, REAL or NUMERIC affinity
+ * (a declared type with INT, REAL, FLOA, DOUB, DEC, NUM…) turns "1234.50" into 1234.5, so it is refused.
+ */
+function misfits(columns: readonly { name: string; type: string; pk: number }[]): Misfit[] {
+  const found = new Map(columns.map((column) => [column.name, column]));
+  const result: Misfit[] = [];
+  for (const field of LOAD_FIELDS) {
+    const column = found.get(field);
+    if (column === undefined) {
+      result.push({ column: `"${field}"`, why: 'is missing', fix: `ALTER TABLE loads ADD COLUMN "${field}" TEXT, ${RECOPY} (DELETE FROM loadfeed_sync)` });
+    } else if (!keepsText(column.type)) {
+      result.push({
+        column: `"${field}"`,
+        why: `is ${column.type}, which changes the API's text (1234.50 becomes 1234.5)`,
+        fix: `copy the table into one whose "${field}" is TEXT, or sync into a new file`,
+      });
+    }
+  }
+  if (found.has('loadNumber') && found.get('loadNumber')!.pk !== 1) {
+    result.push({ column: '"loadNumber"', why: 'is not the primary key, which the upsert needs', fix: 'sync into a new file (SQLite cannot add a primary key to a table)' });
+  }
+  return result;
+}
+
+function keepsText(declared: string): boolean {
+  const type = declared.toUpperCase();
+  if (type.includes('INT')) return false;
+  if (type.includes('CHAR') || type.includes('CLOB') || type.includes('TEXT')) return true;
+  return type === '' || type.includes('BLOB');
+}
+
+function copyIn(db: SqliteDatabase, lock: FileLock | undefined): CopyDestination {
+  const upsertLoad = db.prepare(UPSERT_LOAD);
+  const saveCursor = db.prepare(SAVE_CURSOR);
+  const loadCursor = db.prepare(LOAD_CURSOR);
+  const readRows = db.prepare(READ_ROWS);
+  const loadNumbers = db.prepare(LOAD_NUMBERS);
+  // The driver commits the function's writes as one transaction, or rolls them back if it throws.
+  const writePage = db.transaction((rows: LoadRow[], cursor: string | undefined) => {
+    for (const row of rows) upsertLoad.run(LOAD_FIELDS.map((field) => row[field]));
+    if (cursor !== undefined) saveCursor.run(cursor);
+  });
+  let open = true;
+
+  return {
+    loadCursor: () => (loadCursor.get() as { cursor: string } | undefined)?.cursor,
+    write(rows, cursor) {
+      writePage(rows, cursor);
+    },
+    async readRows(wanted) {
+      return readRows.all(JSON.stringify(wanted)) as LoadRow[];
+    },
+    async *loadNumbers() {
+      let after: string | null = null;
+      for (;;) {
+        const batch: string[] = (loadNumbers.all(after, after, BATCH) as { loadNumber: string }[]).map((row) => row.loadNumber);
+        if (batch.length > 0) yield batch;
+        if (batch.length < BATCH) return;
+        after = batch.at(-1)!;
+      }
+    },
+    async close() {
+      if (open) db.close();
+      open = false;
+      await lock?.release();
+    },
+  };
+}
