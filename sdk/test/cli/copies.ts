@@ -1,9 +1,10 @@
-// Reads what `loadfeed sync` wrote, to compare with what the API serves: NDJSON, SQLite, PostgreSQL.
+// Reads what `loadfeed sync` wrote, to compare with what the API serves: NDJSON, SQLite, DuckDB, PostgreSQL.
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import type { Load } from '@loadfeed/spec';
 import pg from 'pg';
+import { readDuckdb, tamperDuckdb } from './duckdb-copy.js';
 
 /** The part of better-sqlite3 these tests use (the package ships no types of its own). */
 interface ReadOnlyDatabase {
@@ -47,7 +48,7 @@ export function readSqlite(path: string): { loads: Load[]; cursor: string | unde
   }
 }
 
-/** The two places `loadfeed sync` writes to, named by a base path, and how to read each back. */
+/** The places `loadfeed sync` writes to that a base path names (PostgreSQL is postgresDestination), and how to read each back. */
 export interface DestinationCase {
   name: string;
   args(file: string): string[];
@@ -67,6 +68,12 @@ export const DESTINATIONS: DestinationCase[] = [
     args: (file) => ['--sqlite', `${file}.db`],
     read: async (file) => readSqlite(`${file}.db`),
     tamper: async (file, tampering) => tamperSqlite(`${file}.db`, tampering),
+  },
+  {
+    name: 'a DuckDB table',
+    args: (file) => ['--duckdb', `${file}.duckdb`],
+    read: (file) => readDuckdb(`${file}.duckdb`),
+    tamper: (file, tampering) => tamperDuckdb(`${file}.duckdb`, tampering),
   },
 ];
 
