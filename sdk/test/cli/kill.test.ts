@@ -1,19 +1,22 @@
-// `loadfeed sync --postgres` killed with SIGKILL at any moment: property-based over kill points (after
+// `loadfeed sync --postgres` and `--duckdb` killed with SIGKILL at any moment: property-based over kill points (after
 // which response, and how long after it: before, during or after that page's transaction). Whatever the
 // moment, the stored cursor is never ahead of the stored rows, and the next run completes the copy,
 // equal to the API on every field. CI runs a handful of kill points; LOADFEED_KILL_RUNS asks for more.
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import fc from 'fast-check';
 import pg from 'pg';
+import type { Load } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer } from '../integration/fixture.js';
-import { byLoadNumber, readPostgres, withoutPassword } from './copies.js';
+import { join } from 'node:path';
+import { DESTINATIONS, byLoadNumber, postgresDestination, withoutPassword } from './copies.js';
 import { startRelay } from './relay.js';
-import { SLOW_TEST_MS, runCli, startCli } from './run-cli.js';
+import { SLOW_TEST_MS, runCli, startCli, useScratchFolder } from './run-cli.js';
 
 const kit = useTestServer();
 const customerDatabase = useTestDatabase();
+const scratch = useScratchFolder();
 const RUNS = Number(process.env.LOADFEED_KILL_RUNS ?? 3);
 const LOADS = 48;
 const PAGE_SIZE = 5;
@@ -35,7 +38,9 @@ async function sessionsGone(): Promise<void> {
   }
 }
 
-describe('loadfeed sync --postgres killed at any moment', () => {
+const KILLABLE = [postgresDestination(() => withoutPassword(customerDatabase.url)), DESTINATIONS.find((destination) => destination.name === 'a DuckDB table')!];
+
+describe.each(KILLABLE)('loadfeed sync into $name killed at any moment', (destination) => {
   it(
     'never stores a cursor ahead of its rows, and the next run completes a copy equal to the API on every field',
     async () => {
@@ -53,8 +58,8 @@ describe('loadfeed sync --postgres killed at any moment', () => {
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 1, max: requests }), fc.integer({ min: 0, max: 30 }), async (killAfter, delayMs) => {
           run += 1;
-          const table = `killed_${run}`;
-          const args = ['sync', '--postgres', withoutPassword(customerDatabase.url), '--table', table, '--page-size', String(PAGE_SIZE)];
+          const file = join(scratch.path, `killed_${customer.code}_${run}`);
+          const args = ['sync', ...destination.args(file), '--page-size', String(PAGE_SIZE)];
           let sync: ReturnType<typeof startCli> | undefined;
           const relay = await startRelay(kit.server.baseUrl, {
             afterResponse: (n) => {
@@ -69,7 +74,7 @@ describe('loadfeed sync --postgres killed at any moment', () => {
           }
           await sessionsGone();
 
-          const killed = await readPostgres(withoutPassword(customerDatabase.url), table).catch(() => ({ loads: [], cursor: undefined }));
+          const killed = await destination.read(file).catch(() => ({ loads: [] as Load[], cursor: undefined }));
           if (killed.cursor !== undefined) {
             // The cursor's own row was committed with it, and every row before it is there and equal.
             expect(killed.loads.some((load) => load.updatedAt === killed.cursor)).toBe(true);
@@ -80,7 +85,7 @@ describe('loadfeed sync --postgres killed at any moment', () => {
           const resumed = await runCli(args, { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key });
           expect(resumed.stderr).not.toMatch(/loadfeed: /);
           expect(resumed.code).toBe(0);
-          const complete = await readPostgres(withoutPassword(customerDatabase.url), table);
+          const complete = await destination.read(file);
           expect(byLoadNumber(complete.loads)).toEqual(byLoadNumber(served));
           expect(complete.cursor).toBe(served.at(-1)!.updatedAt);
         }),
