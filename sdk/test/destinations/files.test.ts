@@ -5,39 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openNdjsonDestination, openSqliteDestination } from '../../src/destinations.js';
 import type { LoadRow } from '../../src/index.js';
+import { row } from './rows.js';
 import { readNdjson, readSqlite } from '../cli/copies.js';
 import { useScratchFolder } from '../cli/run-cli.js';
 
 const scratch = useScratchFolder();
-
-function row(n: number, updatedAt: string, overrides: Partial<LoadRow> = {}): LoadRow {
-  return {
-    loadNumber: `L${n}`,
-    poNumber: null,
-    billingRefNumber: null,
-    originCity: 'Dallas',
-    originState: 'TX',
-    originZip: null,
-    originWarehouse: null,
-    destinationCity: null,
-    destinationState: null,
-    destinationZip: null,
-    destinationWarehouse: null,
-    status: 'Available',
-    scheduledPickupDate: '2026-11-29T00:00:00.000Z',
-    scheduledPickupTime: null,
-    scheduledDeliveryDate: null,
-    scheduledDeliveryTime: null,
-    tenderedDate: null,
-    actualPickupDate: null,
-    actualDeliveryDate: null,
-    requestedDeliveryDate: null,
-    miles: '1234.50',
-    totalCost: null,
-    updatedAt,
-    ...overrides,
-  };
-}
 
 const T1 = '2026-11-22T01:00:00.000Z';
 const T2 = '2026-11-22T02:00:00.000Z';
