@@ -1,0 +1,65 @@
+// One writer per copy, through the command line: a second `loadfeed sync` of a file that one is writing
+// stops at once with a line (NDJSON and SQLite by `<file>.lock`, DuckDB by its own file lock), a lock left by
+// a killed run is taken over, and a copy that would keep nothing is refused before a request is made.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDuckdbDestination, openNdjsonDestination, openSqliteDestination } from '../../src/destinations.js';
+import type { CopyDestination } from '../../src/index.js';
+import { runCli, useScratchFolder } from '../cli/run-cli.js';
+import { row } from './rows.js';
+
+const scratch = useScratchFolder();
+// Nothing listens there: a run that got past opening its copy would fail to reach the API instead.
+const ENV = { LOADFEED_BASE_URL: 'http://127.0.0.1:9', LOADFEED_API_KEY: 'lf_live_unused0000000000000000000000000000000' };
+
+const FILES: { flag: string; extension: string; open(path: string): Promise<CopyDestination>; refused: RegExp }[] = [
+  { flag: '--out', extension: 'ndjson', open: (path) => openNdjsonDestination(path, `${path}.state.json`), refused: /^loadfeed: another loadfeed sync is writing \S+ now \(process \d+, \S+\.lock\); try again when it ends\n$/ },
+  { flag: '--sqlite', extension: 'db', open: (path) => openSqliteDestination(path), refused: /^loadfeed: another loadfeed sync is writing \S+ now \(process \d+, \S+\.lock\); try again when it ends\n$/ },
+  { flag: '--duckdb', extension: 'duckdb', open: (path) => openDuckdbDestination(path), refused: /^loadfeed: another process \(\d+\) has the DuckDB file open \(a loadfeed sync, or a DuckDB session\): try again when it ends\n$/ },
+];
+
+describe.each(FILES)('loadfeed sync $flag while another run writes the file', ({ flag, extension, open, refused }) => {
+  it('stops at once with one line, and the first run goes on to write and close its copy', async () => {
+    const path = join(scratch.path, `held.${extension}`);
+    const first = await open(path);
+    try {
+      const second = await runCli(['sync', flag, path], ENV);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(refused);
+      await first.write([row(1, '2026-11-22T01:00:00.000Z')], '2026-11-22T01:00:00.000Z');
+    } finally {
+      await first.close();
+    }
+    const again = await open(path);
+    expect(await again.loadCursor()).toBe('2026-11-22T01:00:00.000Z');
+    await again.close();
+  });
+});
+
+describe.each(FILES.filter(({ flag }) => flag !== '--duckdb'))('a lock of $flag left by a killed run', ({ flag, extension }) => {
+  it('is taken over by the next run', async () => {
+    const path = join(scratch.path, `stale.${extension}`);
+    // A process id no process has: the writer is gone.
+    await writeFile(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 1, host: (await import('node:os')).hostname() }));
+
+    const result = await runCli(['sync', flag, path], ENV);
+
+    expect(result.stderr).toMatch(/^loadfeed: cannot reach the API: /m);
+    expect(result.stderr).not.toMatch(/another loadfeed sync/);
+  });
+});
+
+describe('a copy that would keep nothing', () => {
+  it.each([
+    [['--sqlite', ''], 'loadfeed: --sqlite "" keeps nothing after the run: give the path of a database file\n'],
+    [['--sqlite', ':memory:'], 'loadfeed: --sqlite ":memory:" keeps nothing after the run: give the path of a database file\n'],
+    [['--duckdb', ':memory:'], 'loadfeed: --duckdb ":memory:" keeps nothing after the run: give the path of a database file\n'],
+    [['--out', ''], 'loadfeed: --out "" keeps nothing: give the path of a file\n'],
+  ])('%j is refused in one line with exit code 1', async (flags, line) => {
+    const result = await runCli(['sync', ...flags], ENV, { cwd: scratch.path });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(line);
+  });
+});
