@@ -1,5 +1,6 @@
 // examples/sync-to-sqlite, run as a customer runs it against the reference server: the table equals what
-// the API serves, the cursor is saved in the same database, re-runs upsert, and a sync that fails part-way
+// the API serves in the SDK's SQLite layout (the one `loadfeed sync --sqlite` writes and `loadfeed verify`
+// reads), the cursor is saved in the same database, re-runs upsert, and a sync that fails part-way
 // leaves every page with its cursor or neither.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +13,10 @@ const scratch = useScratchFolder();
 
 const SCRIPT = 'sync-to-sqlite/sync.mjs';
 const loadsIn = (path: string) => query(path, 'SELECT * FROM loads').map(asLoad);
-const cursorIn = (path: string) => query(path, `SELECT cursor FROM loadfeed_cursor WHERE feed = 'loads'`)[0]?.cursor;
+const cursorIn = (path: string) => query(path, 'SELECT cursor FROM loadfeed_sync WHERE id = 1')[0]?.cursor;
 
 describe('examples/sync-to-sqlite', () => {
-  it('copies every load the API serves into a table keyed by load_number, and keeps the cursor in the same database', async () => {
+  it('copies every load the API serves into the SDK\'s table keyed by loadNumber, and keeps the cursor in the same database', async () => {
     const customer = await reference.customer(23);
     const database = join(scratch.path, `${customer.code}.db`);
 
@@ -27,7 +28,11 @@ describe('examples/sync-to-sqlite', () => {
     const served = await customer.served();
     expect(byLoadNumber(loadsIn(database))).toEqual(byLoadNumber(served));
     expect(cursorIn(database)).toBe(newestUpdatedAt(served));
-    expect(query(database, 'PRAGMA table_info(loads)').find((column) => column.pk === 1)?.name).toBe('load_number');
+    expect(query(database, 'PRAGMA table_info(loads)').find((column) => column.pk === 1)?.name).toBe('loadNumber');
+    // The layout `loadfeed verify --sqlite` reads: the copy it wrote is complete.
+    const verified = await run('loadfeed', ['verify', '--sqlite', database], { env: { LOADFEED_BASE_URL: reference.server.baseUrl, LOADFEED_API_KEY: customer.key } });
+    expect(verified.stdout).toMatch(/the copy is complete\n$/);
+    expect(verified.code).toBe(0);
   });
 
   it('a scheduled re-run picks up changed and new loads without duplicating a row', async () => {
