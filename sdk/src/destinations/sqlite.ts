@@ -108,14 +108,14 @@ export async function openSqliteDestination(path: string, options: { write?: boo
 function prepareTables(db: SqliteDatabase, path: string, writing: boolean): void {
   const present = new Set((db.prepare(TABLES).all() as { name: string }[]).map((row) => row.name));
   if (!writing && present.size < 2) throw new CliError(`${path} holds no copy (tables loads and loadfeed_sync): run \`loadfeed sync --sqlite\` first`);
+  // Checked before anything is created or written.
+  if (present.has('loads')) refuseMisfits('loads', misfits(db.prepare(COLUMNS).all('loads') as { name: string; type: string; pk: number }[]));
   if (writing) {
     // WAL lets readers query the table while a sync writes to it.
     db.exec('PRAGMA journal_mode = WAL');
     if (!present.has('loads')) db.exec(CREATE_LOADS);
     if (!present.has('loadfeed_sync')) db.exec(CREATE_CURSOR);
   }
-  const columns = db.prepare(COLUMNS).all('loads') as { name: string; type: string; pk: number }[];
-  refuseMisfits('loads', misfits(columns));
 }
 
 /**

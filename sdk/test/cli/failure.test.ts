@@ -24,6 +24,19 @@ describe('describeFailure', () => {
     expect(failure.message).not.toMatch(/^unexpected error/);
   });
 
+  it.each([
+    ['SQLite', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), 'SQLite: database is locked (SQLITE_BUSY)'],
+    ['PostgreSQL', Object.assign(new Error('permission denied for table loads'), { code: '42501', severity: 'ERROR' }), 'PostgreSQL: permission denied for table loads (SQLSTATE 42501)'],
+    [
+      'DuckDB',
+      new Error('IO Error: Could not set lock on file "/srv/loads.duckdb": Conflicting lock is held in /usr/bin/node (PID 4242). See also https://duckdb.org/docs'),
+      'another process (4242) has the DuckDB file open (a loadfeed sync, or a DuckDB session): try again when it ends',
+    ],
+    ['DuckDB', new Error('Constraint Error: NOT NULL constraint failed: loads.status'), 'DuckDB: Constraint Error: NOT NULL constraint failed: loads.status'],
+  ])("reads a %s error as that destination says it, with exit 1", (_destination, error, message) => {
+    expect(describeFailure(error)).toEqual({ message, exitCode: 1 });
+  });
+
   it('gives 130 to an abort', () => {
     expect(describeFailure(AbortError.from(AbortSignal.abort('SIGINT'))).exitCode).toBe(130);
   });

@@ -1,7 +1,9 @@
-// The two places `loadfeed sync` writes to, on their own: what a crash or a kill can leave behind and
+// The NDJSON file and the SQLite database on their own: what a crash or a kill can leave behind and
 // what the next run makes of it.
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { LOAD_FIELDS } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { openNdjsonDestination, openSqliteDestination } from '../../src/destinations.js';
 import type { LoadRow } from '../../src/index.js';
@@ -86,5 +88,31 @@ describe('the SQLite database', () => {
     expect(await second.loadCursor()).toBe(T1);
     await second.close();
     expect(readSqlite(path).loads[0]).toMatchObject({ miles: '0.10', totalCost: '1200.00' });
+  });
+});
+
+describe('the SQLite database, rewritten by an older page or found with other columns', () => {
+  it('never lets an older version of a row replace a newer one, nor moves the cursor back (two overlapping writers)', async () => {
+    const path = join(scratch.path, 'overlap.db');
+    const destination = await openSqliteDestination(path);
+    await destination.write([row(1, T2, { status: 'Delivered' })], T2);
+    await destination.write([row(1, T1), row(2, T1)], T1);
+    await destination.close();
+
+    expect(readSqlite(path)).toEqual({ loads: [row(1, T2, { status: 'Delivered' }), row(2, T1)], cursor: T2 });
+  });
+
+  it('refuses a table whose decimal column would turn 1234.50 into 1234.5, naming the column, before writing', async () => {
+    const path = join(scratch.path, 'numeric.db');
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; close(): void };
+    const db = new Database(path);
+    db.exec(`CREATE TABLE loads (${LOAD_FIELDS.map((field) => `"${field}" ${field === 'miles' ? 'REAL' : 'TEXT'}${field === 'loadNumber' ? ' PRIMARY KEY' : ''}`).join(', ')})`);
+    db.close();
+
+    await expect(openSqliteDestination(path)).rejects.toThrow(/^the table loads cannot hold the copy: column "miles" is REAL, which changes the API's text \(1234\.50 becomes 1234\.5\); fix: /);
+    const Reader = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { prepare(sql: string): { all(): unknown[] }; close(): void };
+    const reader = new Reader(path);
+    expect(reader.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all()).toEqual([{ name: 'loads' }]);
+    reader.close();
   });
 });
