@@ -1,9 +1,15 @@
 // Command lines that cannot work end with exit code 2 and one line that says why, before any request;
 // a key is never echoed back.
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { DESTINATION_KINDS } from '../../src/destinations.js';
 import { runCli, useScratchFolder } from './run-cli.js';
 
 const scratch = useScratchFolder();
+const SDK_PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  devDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, unknown>;
+};
 const KEY = 'lf_live_aKeyThatMustNeverBePrinted000000000000000';
 const ENV = { LOADFEED_BASE_URL: 'http://127.0.0.1:9', LOADFEED_API_KEY: KEY };
 
@@ -62,11 +68,16 @@ describe('bad command lines', () => {
   });
 });
 
-describe.each([
-  { flag: '--sqlite', value: 'x.db', packageName: 'better-sqlite3', install: 'better-sqlite3@12.11.1` (or use --out <file.ndjson>)' },
-  { flag: '--postgres', value: 'postgres://127.0.0.1:9/x', packageName: 'pg', install: 'pg@8.23.1`' },
-  { flag: '--duckdb', value: 'x.duckdb', packageName: '@duckdb/node-api', install: '@duckdb/node-api@1.5.6-r.1`' },
-])('$flag without the optional package $packageName', ({ flag, value, packageName, install }) => {
+describe.each(
+  DESTINATION_KINDS.flatMap((kind) => (kind.optionalPackage ? [{ flag: `--${kind.flag}`, value: kind.value, optional: kind.optionalPackage }] : [])),
+)('$flag without its optional package', ({ flag, value, optional }) => {
+  const packageName = optional.name;
+  const install = `${optional.name}@${optional.version}\`${optional.otherwise ?? ''}`;
+  it('names the version the SDK is tested with (its devDependency) and accepts as a peer', () => {
+    expect(optional.version).toBe(SDK_PACKAGE.devDependencies[packageName]);
+    expect(SDK_PACKAGE.peerDependenciesMeta[packageName]).toEqual({ optional: true });
+  });
+
   it('fails with one line that says how to install it, and exit code 1', async () => {
     // A resolve hook that makes the optional package missing, as it is for a user who skipped it.
     const hook = `export async function resolve(specifier, context, next) {

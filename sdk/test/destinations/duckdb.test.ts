@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDuckdbDestination } from '../../src/destinations.js';
 import type { LoadRow } from '../../src/index.js';
-import { readDuckdb, withDuckdb } from '../cli/duckdb-copy.js';
+import { readDuckdb, withDuckdb } from '../cli/copies.js';
 import { useScratchFolder } from '../cli/run-cli.js';
 import { row } from './rows.js';
 
