@@ -17,8 +17,13 @@ export const COPY_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntri
 );
 
 const HELP_COLUMN = 23;
-const helpLines = (flag: string, value: string, lines: readonly string[]) =>
-  lines.map((line, index) => (index === 0 ? `  --${flag} ${value}`.padEnd(HELP_COLUMN) : ' '.repeat(HELP_COLUMN)) + line).join('\n');
+/** A flag and its help in two columns; a flag too long for its column gets a line of its own. */
+function helpLines(flag: string, value: string, lines: readonly string[]): string {
+  const name = `  --${flag} ${value}`;
+  const indented = lines.map((line) => ' '.repeat(HELP_COLUMN) + line);
+  if (name.length >= HELP_COLUMN) return [name, ...indented].join('\n');
+  return [name.padEnd(HELP_COLUMN) + lines[0], ...indented.slice(1)].join('\n');
+}
 
 export const COPY_HELP = DESTINATION_KINDS.flatMap((kind) => [
   helpLines(kind.flag, kind.value, kind.help),

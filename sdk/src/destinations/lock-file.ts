@@ -2,7 +2,8 @@
 // host. A second sync finds it and stops with a line; a lock left by a process that no longer runs (one
 // killed with SIGKILL) is taken over, so a kill never blocks the next run.
 import { hostname } from 'node:os';
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { open, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CliError } from '@loadfeed/spec/cli';
 
 export interface FileLock {
@@ -14,11 +15,18 @@ interface Holder {
   host: string;
 }
 
-export const lockPathOf = (path: string) => `${path}.lock`;
+/**
+ * The lock of a copy, beside the file it names once symbolic links and relative parts are resolved:
+ * `loads.db`, `./loads.db` and a link to it are one copy with one lock.
+ */
+async function lockPathOf(path: string): Promise<string> {
+  const file = await realpath(path).catch(async () => join(await realpath(dirname(path)).catch(() => resolve(dirname(path))), basename(path)));
+  return `${file}.lock`;
+}
 
 /** Takes the lock on `path` (the copy's file) or throws a CliError naming the process that holds it. */
 export async function lockFile(path: string): Promise<FileLock> {
-  const lockPath = lockPathOf(path);
+  const lockPath = await lockPathOf(path);
   const me: Holder = { pid: process.pid, host: hostname() };
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {

@@ -1,7 +1,7 @@
 // One writer per copy, through the command line: a second `loadfeed sync` of a file that one is writing
 // stops at once with a line (NDJSON and SQLite by `<file>.lock`, DuckDB by its own file lock), a lock left by
 // a killed run is taken over, and a copy that would keep nothing is refused before a request is made.
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDuckdbDestination, openNdjsonDestination, openSqliteDestination } from '../../src/destinations.js';
@@ -61,5 +61,21 @@ describe('a copy that would keep nothing', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(line);
+  });
+});
+
+describe('the lock of a file copy', () => {
+  it('is one for every spelling of the file: a relative path and a symbolic link to it', async () => {
+    const path = join(scratch.path, 'one.ndjson');
+    await writeFile(path, '');
+    await symlink(path, join(scratch.path, 'link.ndjson'));
+    const first = await openNdjsonDestination(path, `${path}.state.json`);
+    try {
+      const viaLink = await runCli(['sync', '--out', 'link.ndjson'], ENV, { cwd: scratch.path });
+      expect(viaLink.stderr).toMatch(/^loadfeed: another loadfeed sync is writing link\.ndjson now \(process \d+, \S+\/one\.ndjson\.lock\)/);
+      expect(viaLink.code).toBe(1);
+    } finally {
+      await first.close();
+    }
   });
 });
