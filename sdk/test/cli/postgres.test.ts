@@ -87,6 +87,25 @@ describe('loadfeed sync --postgres', () => {
   });
 });
 
+describe("loadfeed sync --postgres into the loadfeed server's own database", () => {
+  it('stops with one line before anything is written there', async () => {
+    const customer = await kit.customer();
+    await kit.server.importLoads(customer.code, loadInputs(2));
+
+    const result = await runCli(['sync', '--postgres', withoutPassword(kit.databaseUrl)], { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^loadfeed: this is a loadfeed server's own database \(type load_status in schema \w+\): sync into a database of your own\n$/);
+    const server = new pg.Client({ connectionString: withoutPassword(kit.databaseUrl) });
+    await server.connect();
+    try {
+      expect((await server.query(`SELECT to_regclass('loadfeed_cursor') AS cursor`)).rows).toEqual([{ cursor: null }]);
+    } finally {
+      await server.end();
+    }
+  });
+});
+
 describe('loadfeed verify --postgres', () => {
   it('of a database without a copy says to sync first, with exit code 1, and creates nothing', async () => {
     const customer = await kit.customer();
