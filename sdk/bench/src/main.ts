@@ -1,7 +1,8 @@
 // npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS, BENCH_FIRST_COPY_ROWS;
-// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, hostile).
+// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, hostile, destinations).
 import { cpu } from './cpu.js';
+import { destinationCost } from './destinations.js';
 import { firstCopy } from './first-copy.js';
 import { footprint } from './footprint.js';
 import { hostile } from './hostile.js';
@@ -19,7 +20,7 @@ const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 if (!(globalThis as { gc?: unknown }).gc) throw new Error('run with node --expose-gc (npm run bench does)');
 
-const parts = new Set((process.env.BENCH_PARTS ?? 'import,cpu,throughput,first-copy,memory,hostile').split(',').map((part) => part.trim()));
+const parts = new Set((process.env.BENCH_PARTS ?? 'import,cpu,throughput,first-copy,memory,hostile,destinations').split(',').map((part) => part.trim()));
 
 console.log(`@loadfeed/sdk benchmark — simulated time, mock API at ${LIMIT_PER_MINUTE} requests/min, pageSize ${PAGE_SIZE}\n`);
 
@@ -86,5 +87,14 @@ if (parts.has('hostile')) {
       `peak memory in use +${fixed(attack.hostilePeakMb, 1)} MB in ${fixed(attack.hostileMs, 0)} ms vs +${fixed(attack.baselinePeakMb, 1)} MB in ${fixed(attack.baselineMs, 0)} ms ` +
       `for an accepted body of the cap's size -> ratio ${fixed(attack.hostilePeakMb / Math.max(1, attack.baselinePeakMb))} ` +
       `(target <= 1.000 plus noise: the refusal costs no more than reading the cap)`,
+  );
+}
+
+if (parts.has('destinations')) {
+  const cost = await destinationCost(Number(process.env.BENCH_DESTINATION_PAGES ?? 20), 3);
+  const { ndjson, sqlite, duckdb } = cost.msPerPage;
+  console.log(
+    `writing a 1,000-row page with its cursor (${cost.pages} pages, fastest of 3 rounds): SQLite ${fixed(sqlite, 1)} ms, ` +
+      `DuckDB ${fixed(duckdb, 1)} ms -> ratio ${fixed(duckdb / sqlite)}, NDJSON ${fixed(ndjson, 1)} ms -> ratio ${fixed(ndjson / sqlite)} (vs SQLite)`,
   );
 }
