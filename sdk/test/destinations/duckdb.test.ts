@@ -1,7 +1,9 @@
 // The DuckDB copy on its own: a page's rows and its cursor commit together, an older row never replaces a
 // newer one and the cursor never moves back, existing columns that would change values are refused, a
 // database that keeps nothing is refused, and the README's one statement writes the copy as Parquet.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDuckdbDestination } from '../../src/destinations.js';
@@ -34,6 +36,22 @@ describe('the DuckDB database', () => {
     expect(await destination.loadCursor()).toBe(T2);
     expect(await destination.readRows(['L1'])).toEqual([row(1, T2, { miles: '0.10', totalCost: '12345678901234567890123456789012345678901.005' })]);
     await destination.close();
+  });
+
+  it('keeps instants whatever the time zone of the process that writes and reads (TZ=Asia/Tokyo)', async () => {
+    const path = join(scratch.path, 'tokyo.duckdb');
+    const entry = new URL('../../dist/destinations.js', import.meta.url).href;
+    const script = `const { openDuckdbDestination } = await import(${JSON.stringify(entry)});
+      const row = JSON.parse(process.argv[1]);
+      const destination = await openDuckdbDestination(${JSON.stringify(path)});
+      await destination.write([row], row.updatedAt);
+      console.log(JSON.stringify({ cursor: await destination.loadCursor(), rows: await destination.readRows([row.loadNumber]) }));
+      await destination.close();`;
+    const written = row(1, T1, { scheduledPickupDate: '2026-11-29T23:30:00.000Z' });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(written)], { env: { ...process.env, TZ: 'Asia/Tokyo' } });
+
+    expect(JSON.parse(stdout)).toEqual({ cursor: T1, rows: [written] });
+    expect(await readDuckdb(path)).toEqual({ loads: [written], cursor: T1 });
   });
 
   it.each([
