@@ -75,6 +75,14 @@ describe('--postgres on tables that exist', () => {
     expect(await sql(`SELECT * FROM ${name}.loads`)).toEqual([]);
   });
 
+  it('refuses such a column when verify opens the copy for reading too, and changes nothing', async () => {
+    const name = await schema();
+    await sql(LAYOUT(name, { miles: 'integer', po_number: 'varchar(4)' }));
+
+    await expect(openPostgresDestination({ connectionString: url(), table: `${name}.loads`, write: false })).rejects.toThrow(/column miles is integer, /);
+    expect(await sql(`SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'po_number'`, [name])).toEqual([{ data_type: 'character varying' }]);
+  });
+
   it('refuses a missing column with the statement that adds it', async () => {
     const name = await schema();
     await sql(LAYOUT(name));
