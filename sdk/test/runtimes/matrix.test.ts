@@ -92,8 +92,13 @@ describe('the packed SDK in every runtime, against the reference server', () => 
     await runMain('bun', runtimes.bun, []);
   });
 
-  it('Deno, with network access to the server alone', async () => {
+  it('Deno, with network access to the server alone; without it, Deno\'s refusal at once, not retried as a ConnectionError', async () => {
     await runMain('deno', runtimes.deno, ['run', '--no-prompt', `--allow-net=${new URL(reference.baseUrl).host}`, '--allow-env']);
+    const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' };
+    const denied = await run(runtimes.deno, ['run', '--no-prompt', '--allow-env', 'main.mjs'], { cwd: project.path, env });
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr).toMatch(/NotCapable: Requires net access to "127\.0\.0\.1:\d+", run again with the --allow-net flag/);
+    expect(denied.stderr).not.toContain('ConnectionError');
   });
 
   it('workerd without nodejs_compat, from a one-file bundle', async () => {
