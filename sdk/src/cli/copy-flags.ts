@@ -21,7 +21,8 @@ export const COPY_OPTIONS = {
 export const COPY_HELP = `  --out <file>         An NDJSON file, one line per load (the newest version of each); the cursor
                        in <file>.state.json (or --state <file>)
   --sqlite <file>      A SQLite database: table \`loads\` keyed by "loadNumber", the cursor in table
-                       \`loadfeed_sync\` (needs the optional package better-sqlite3)
+                       \`loadfeed_sync\` (SQLite built into Node 22.13+, Bun and Deno; on an older Node,
+                       the optional package better-sqlite3)
   --postgres <url>     A PostgreSQL database, e.g. postgres://sync@db.internal/warehouse (a password
                        is better in PGPASSWORD or ~/.pgpass): table \`loads\` keyed by load_number,
                        typed columns, the cursor in table \`loadfeed_cursor\` (needs the optional

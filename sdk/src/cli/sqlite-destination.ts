@@ -1,30 +1,12 @@
 // `--sqlite loads.db`: a `loads` table keyed by loadNumber, and the cursor in the same database. A page's
 // rows and the cursor they move are committed in ONE transaction, so the database never holds a cursor
 // ahead of its rows.
-// better-sqlite3 is an optional dependency, loaded only here, so that library users never build it.
+// The SQLite is the runtime's own, or the optional better-sqlite3 where there is none (sqlite-driver.ts).
 import { LOAD_FIELDS } from '@loadfeed/spec';
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
-
-/** The part of better-sqlite3's API this file uses. */
-interface SqliteStatement {
-  run(...parameters: unknown[]): unknown;
-  get(...parameters: unknown[]): unknown;
-  all(...parameters: unknown[]): unknown[];
-  pluck(): SqliteStatement;
-}
-interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-  exec(sql: string): void;
-  pragma(source: string): unknown;
-  transaction<A extends unknown[]>(body: (...args: A) => void): (...args: A) => void;
-  close(): void;
-}
-type SqliteConstructor = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
-
-const SQLITE_PACKAGE = 'better-sqlite3';
-const SQLITE_VERSION = '12.11.1';
+import { loadSqlite, type SqliteDatabase } from '../sqlite-driver.js';
 
 const quote = (name: string) => `"${name}"`;
 const otherFields = LOAD_FIELDS.filter((field) => field !== 'loadNumber');
@@ -59,21 +41,6 @@ const READ_ROWS = `SELECT ${LOAD_FIELDS.map(quote).join(', ')} FROM loads WHERE 
 const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE ? IS NULL OR "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
 
 const BATCH = 1000;
-
-async function loadSqlite(): Promise<SqliteConstructor> {
-  // A specifier in a variable keeps TypeScript from requiring the optional package's types.
-  const specifier: string = SQLITE_PACKAGE;
-  try {
-    const module = (await import(specifier)) as { default: SqliteConstructor };
-    return module.default;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new CliError(`--sqlite needs the optional package ${SQLITE_PACKAGE}: run \`npm install ${SQLITE_PACKAGE}@${SQLITE_VERSION}\` (or use --out <file.ndjson>)`);
-    }
-    throw new CliError(`${SQLITE_PACKAGE} is installed but does not load (${(error as Error).message.split('\n')[0]}): reinstall it for this Node.js`);
-  }
-}
 
 /** Opens (and on the first run creates) the copy; with `write: false` it only reads one that exists, for `loadfeed verify`. */
 export async function openSqliteDestination(path: string, options: { write?: boolean } = {}): Promise<CopyDestination> {

@@ -14,6 +14,7 @@ import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSqlite } from '../cli/copies.js';
 import { byLoadNumber, feedOf, freePort, installedRuntimes, packedProject, run, startProgram, type PackedProject, type RuntimeName, type SyncResult } from './support.js';
 
 const LOADS = 250;
@@ -99,6 +100,31 @@ describe('the packed SDK in every runtime, against the reference server', () => 
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/NotCapable: Requires net access to "127\.0\.0\.1:\d+", run again with the --allow-net flag/);
     expect(denied.stderr).not.toContain('ConnectionError');
+  });
+
+  it("--sqlite's destination on the runtime's own SQLite: node:sqlite on Node 22, 24 and 26 and Deno, bun:sqlite on Bun; Node 20 without better-sqlite3 says to install it", async () => {
+    const deno = ['run', '--no-prompt', `--allow-net=${new URL(reference.baseUrl).host}`, '--allow-env', `--allow-read=${project.path}`, `--allow-write=${project.path}`];
+    const builtIn = [['node22', runtimes.node22, []], ['node24', runtimes.node24, []], ['node26', runtimes.node26, []], ['bun', runtimes.bun, []], ['deno', runtimes.deno, deno]] as const;
+    for (const [runtime, command, args] of builtIn) {
+      const path = join(project.path, `${runtime}.db`);
+      const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, LOADFEED_SQLITE: path, DENO_NO_UPDATE_CHECK: '1' };
+      const result = await run(command, [...args, 'sqlite.mjs'], { cwd: project.path, env });
+      expect(result.code, `${runtime}:\n${result.stderr}`).toBe(0);
+      // Node 22's ExperimentalWarning about node:sqlite included: nothing reaches the user's terminal.
+      expect(result.stderr, runtime).toBe('');
+      const { first, cursor, report } = JSON.parse(result.stdout) as { first: number; cursor: string; report: { served: number; equal: number; missing: number; differing: number } };
+      expect(first, runtime).toBe(feed.length);
+      expect(report, runtime).toMatchObject({ served: feed.length, equal: feed.length, missing: 0, differing: 0 });
+      // The same table layout as better-sqlite3 writes, read back by it here (Node 20).
+      const copy = readSqlite(path);
+      expect(copy.loads, runtime).toEqual(feed);
+      expect(Object.keys(copy.loads[0]!), runtime).toEqual(Object.keys(feed[0]!));
+      expect(copy.cursor, runtime).toBe(cursor);
+    }
+    const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, LOADFEED_SQLITE: join(project.path, 'node20.db') };
+    const node20 = await run(process.execPath, ['sqlite.mjs'], { cwd: project.path, env });
+    expect(node20.code).not.toBe(0);
+    expect(node20.stderr).toContain('--sqlite needs the optional package better-sqlite3: run `npm install better-sqlite3@12.11.1`');
   });
 
   it('workerd without nodejs_compat, from a one-file bundle', async () => {

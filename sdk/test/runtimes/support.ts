@@ -83,6 +83,30 @@ export async function syncEverything(baseUrl, apiKey) {
 const MAIN = `import { syncEverything } from './sync.mjs';
 console.log(JSON.stringify(await syncEverything(process.env.LOADFEED_BASE_URL, process.env.LOADFEED_API_KEY)));
 `;
+/**
+ * Node, Bun and Deno: \`--sqlite\`'s destination, with no better-sqlite3 installed: a sync into the file, a
+ * second one that finds nothing new, and verifyCopy's report of the copy, as JSON.
+ */
+const SQLITE = `import { createClient, syncLoads, verifyCopy } from '@loadfeed/sdk';
+import { openSqliteDestination } from '@loadfeed/sdk/destinations';
+
+const client = createClient({ baseUrl: process.env.LOADFEED_BASE_URL, apiKey: process.env.LOADFEED_API_KEY });
+const path = process.env.LOADFEED_SQLITE;
+const syncOnce = async () => {
+  const destination = await openSqliteDestination(path);
+  try {
+    return await syncLoads({ client, destination, pageSize: 100 });
+  } finally {
+    await destination.close();
+  }
+};
+const first = await syncOnce();
+const second = await syncOnce();
+const copy = await openSqliteDestination(path, { write: false });
+const report = await verifyCopy({ client, copy });
+await copy.close();
+console.log(JSON.stringify({ first: first.rows, second: second.rows, cursor: second.cursor, report }));
+`;
 /** workerd: a worker whose every request runs the sync (base URL and key are bindings). */
 const WORKER = `import { syncEverything } from './sync.mjs';
 export default {
@@ -133,7 +157,7 @@ export async function packedProject(): Promise<PackedProject> {
     ),
   );
   if (installed.code !== 0) throw new Error(`npm install of the tarballs failed:\n${installed.stderr}`);
-  for (const [name, text] of Object.entries({ 'sync.mjs': SYNC, 'main.mjs': MAIN, 'worker.mjs': WORKER, 'page.mjs': PAGE })) await writeFile(join(path, name), text);
+  for (const [name, text] of Object.entries({ 'sync.mjs': SYNC, 'main.mjs': MAIN, 'sqlite.mjs': SQLITE, 'worker.mjs': WORKER, 'page.mjs': PAGE })) await writeFile(join(path, name), text);
   return { path, remove: () => rm(outside, { recursive: true, force: true }) };
 }
 
