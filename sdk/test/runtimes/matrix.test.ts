@@ -121,6 +121,14 @@ describe('the packed SDK in every runtime, against the reference server', () => 
       expect(Object.keys(copy.loads[0]!), runtime).toEqual(Object.keys(feed[0]!));
       expect(copy.cursor, runtime).toBe(cursor);
     }
+    // The command line too, where better-sqlite3 could not be: Bun (not supported there) and Deno (no N-API addon).
+    for (const [runtime, command, args] of [['bun', runtimes.bun, []], ['deno', runtimes.deno, deno]] as const) {
+      const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, DENO_NO_UPDATE_CHECK: '1' };
+      const cli = await run(command, [...args, join('node_modules', '@loadfeed', 'sdk', 'bin', 'loadfeed.js'), 'sync', '--sqlite', `${runtime}-cli.db`], { cwd: project.path, env });
+      expect(cli.code, `${runtime}:\n${cli.stderr}`).toBe(0);
+      expect(cli.stdout, runtime).toMatch(new RegExp(`^synced ${feed.length} rows in \\d+ requests`));
+      expect(readSqlite(join(project.path, `${runtime}-cli.db`)).loads, runtime).toEqual(feed);
+    }
     const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, LOADFEED_SQLITE: join(project.path, 'node20.db') };
     const node20 = await run(process.execPath, ['sqlite.mjs'], { cwd: project.path, env });
     expect(node20.code).not.toBe(0);
