@@ -46,8 +46,12 @@ function install(runtime) {
     execFileSync('npm', ['install', '--prefix', partial, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `${runtime.package}@${runtime.version}`], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    rmSync(folder, { recursive: true, force: true });
-    renameSync(partial, folder);
+    // Another run (the server's and the SDK's tests start together) may have finished the same one first:
+    // its folder is kept, since its binary may be running.
+    if (!existsSync(binaryOf(runtime))) {
+      rmSync(folder, { recursive: true, force: true });
+      renameSync(partial, folder);
+    }
   } finally {
     rmSync(partial, { recursive: true, force: true });
   }
