@@ -1,26 +1,11 @@
-// Where a sync keeps its cursor between runs: in memory, in a file (written atomically, so a crash
-// mid-write leaves the previous cursor, never half of one), or anything with load() and save().
-// The file store loads Node's file system when it is used, not when the SDK is imported: the client and
-// the memory store also run in a browser.
+// The cursor stores of runtimes with a file system: in memory (memory-cursor-store.ts) or in a file,
+// written atomically, so that a crash mid-write leaves the previous cursor, never half of one. Only the
+// Node entry (index.ts) exports the file store: the web entry (web.ts) imports no Node module.
+import { readFile } from 'node:fs/promises';
+import { replaceFileWithLines } from './atomic-file.js';
+import type { CursorStore } from './memory-cursor-store.js';
 
-export interface CursorStore {
-  /** The last saved cursor (an updatedAt date-time), or undefined before the first sync. */
-  load(): Promise<string | undefined> | string | undefined;
-  save(cursor: string): Promise<void> | void;
-}
-
-export function memoryCursorStore(initial?: string): CursorStore & { readonly cursor: string | undefined } {
-  let cursor = initial;
-  return {
-    load: () => cursor,
-    save: (next) => {
-      cursor = next;
-    },
-    get cursor() {
-      return cursor;
-    },
-  };
-}
+export { memoryCursorStore, type CursorStore } from './memory-cursor-store.js';
 
 interface CursorFile {
   cursor: string;
@@ -29,7 +14,6 @@ interface CursorFile {
 export function fileCursorStore(path: string): CursorStore {
   return {
     async load() {
-      const { readFile } = await import('node:fs/promises');
       let text: string;
       try {
         text = await readFile(path, 'utf8');
@@ -42,7 +26,6 @@ export function fileCursorStore(path: string): CursorStore {
       return parsed.cursor;
     },
     async save(cursor) {
-      const { replaceFileWithLines } = await import('./atomic-file.js');
       await replaceFileWithLines(path, [JSON.stringify({ cursor } satisfies CursorFile)]);
     },
   };

@@ -1,32 +1,4 @@
-export { createClient } from './client.js';
-export type { ClientOptions, CallOptions, ClientStats, ListLoadsParams, LoadRow, LoadfeedClient, Page } from './client.js';
-export {
-  LoadfeedError,
-  ApiError,
-  BadRequestError,
-  AuthenticationError,
-  RateLimitError,
-  ServerError,
-  ConnectionError,
-  TimeoutError,
-  AbortError,
-  ContractError,
-  ResponseTooLargeError,
-  WaitTooLongError,
-  NoProgressError,
-  RedirectError,
-  errorFromResponse,
-} from './errors.js';
-export { DEFAULT_RETRY_POLICY, RETRY_RULES, backoffDelay } from './retry.js';
-export type { RetryPolicy, RetryWait, AttemptEvents } from './retry.js';
-export type { QuotaSnapshot } from './pacing.js';
-export type { WaitEvent } from './transport.js';
-export { systemClock } from './clock.js';
-export type { Clock } from './clock.js';
-export { syncLoads } from './sync.js';
-export type { SyncOptions, SyncProgress, SyncSummary, SyncStrategy, SyncFilters, PageSizeRefusal } from './sync.js';
-export type { Destination, CopyReader, CopyDestination } from './destination.js';
-export { verifyCopy } from './verify.js';
-export type { VerifyOptions, VerifyReport, Difference } from './verify.js';
-export { memoryCursorStore, fileCursorStore } from './cursor-store.js';
-export type { CursorStore } from './cursor-store.js';
+// The SDK's entry where Node's modules are (Node, Bun, Deno: the `node` export condition): everything of
+// the web entry, and the cursor store that keeps the cursor in a file.
+export * from './web.js';
+export { fileCursorStore } from './cursor-store.js';

@@ -8,7 +8,7 @@ import type { Clock } from './clock.js';
 import type { Destination } from './destination.js';
 import { BadRequestError } from './errors.js';
 import type { WaitEvent } from './transport.js';
-import { memoryCursorStore, type CursorStore } from './cursor-store.js';
+import { memoryCursorStore, type CursorStore } from './memory-cursor-store.js';
 import { NoProgressError } from './errors.js';
 import { checkOptions, must, type Schema } from './options.js';
 import { mayStretchAfter, readStretch, stateAfter } from './stretch.js';

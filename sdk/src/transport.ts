@@ -2,7 +2,8 @@
 // body is read inside the attempt because it can fail as late as its last byte (a socket closed mid-body,
 // or a JSON body cut short under a Content-Length that matches the cut); read afterwards, by openapi-fetch,
 // such a failure escaped the retries and the error tree as a bare TypeError or SyntaxError. Here every
-// failure of an attempt is a ConnectionError that names the host and the cause, retried like any other.
+// failure of an attempt is a ConnectionError that names the host and the cause, retried like any other,
+// but for a runtime's refusal of the network (Deno's permissions), which is no connection failure.
 //
 // The client composes its fetch from small layers of this one shape (see client.ts): retries
 // (retry.ts) over pacing (pacing.ts) over a timeout (timeout.ts) over this transport.
@@ -62,7 +63,7 @@ export function wholeResponses(fetch: (request: Request) => Promise<Response>, o
     try {
       response = await send(request);
     } catch (error) {
-      if (error instanceof LoadfeedError) throw error;
+      if (error instanceof LoadfeedError || isPermissionDenial(error)) throw error;
       const signal = aborted();
       if (signal) throw AbortError.from(signal);
       throw connectionFailure(request.url, 'request', error);
@@ -89,6 +90,14 @@ export function wholeResponses(fetch: (request: Request) => Promise<Response>, o
     return new ReadResponse(text, init, { parsed });
   };
 }
+
+/**
+ * The runtime's refusal to let the program reach the network (Deno without `--allow-net` for the host:
+ * `NotCapable`, or `PermissionDenied` before Deno 2): the command line needs fixing, and no retry helps,
+ * so it reaches the caller as Deno raised it, naming the flag.
+ */
+const PERMISSION_DENIALS = new Set(['NotCapable', 'PermissionDenied']);
+const isPermissionDenial = (error: unknown): boolean => error instanceof Error && PERMISSION_DENIALS.has(error.name);
 
 const encoder = new TextEncoder();
 /** A text's length in UTF-8 bytes: Node's Buffer counts without copying; a browser has only TextEncoder. */

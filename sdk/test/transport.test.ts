@@ -1,12 +1,44 @@
 // The transport alone: one attempt brings the whole response, and every way it can fail, up to the last
 // byte of the body, is a ConnectionError that names the host and the cause.
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, LoadfeedError } from '../src/index.js';
+import { ConnectionError, DEFAULT_RETRY_POLICY, LoadfeedError, createClient } from '../src/index.js';
 import { wholeResponses } from '../src/transport.js';
 import { pageBody, startFaultServer } from './fault-server.js';
 
 const transport = wholeResponses((request) => fetch(request));
 const attempt = (url: string) => transport(new Request(`${url}/api/v1/loads`), { attempt: 1 });
+
+describe("a runtime's refusal of the network", () => {
+  it("Deno's NotCapable (no --allow-net) reaches the caller as it is, after one request, not retried as a ConnectionError", async () => {
+    const denial = Object.assign(new Error('Requires net access to "127.0.0.1:9", run again with the --allow-net flag'), { name: 'NotCapable' });
+    let requests = 0;
+    const client = createClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'lf_live_x',
+      fetch: () => {
+        requests += 1;
+        return Promise.reject(denial);
+      },
+    });
+    await expect(client.listLoads()).rejects.toBe(denial);
+    expect(requests).toBe(1);
+  });
+
+  it('a TypeError from fetch stays a ConnectionError, retried (so the test above can fail)', async () => {
+    let requests = 0;
+    const client = createClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'lf_live_x',
+      retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      fetch: () => {
+        requests += 1;
+        return Promise.reject(new TypeError('fetch failed'));
+      },
+    });
+    await expect(client.listLoads()).rejects.toBeInstanceOf(ConnectionError);
+    expect(requests).toBe(2);
+  });
+});
 
 describe('the transport reads the body inside the attempt', () => {
   it('a socket closed mid-body is a ConnectionError naming the host, not a bare TypeError: terminated', async () => {

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { keyAdmission } from './admission/admit-request.js';
 import { registerAuthScheme } from './auth/scheme.js';
 import { standbyOptionsOf, type Config } from './config.js';
+import { withCors } from './cors.js';
 import { DatabaseCheck } from './db/database-check.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
 import { PrimaryBreaker } from './db/primary-breaker.js';
@@ -105,7 +106,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     await standbys.close();
   });
 
-  server.route([
+  server.route(withCors(config.corsOrigins, [
     ...loadsRoutes({
       clock,
       maxPageSize: config.maxPageSize,
@@ -117,7 +118,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     openApiRoute(),
     ...apiReferenceRoutes(),
     ...healthRoutes(check, watchFeedTriggers(pool)),
-  ]);
+  ]));
 
   // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is
   // logged with the request id; every response gets its request id, and a counted or refused request

@@ -27,6 +27,7 @@ describe('configuration from the environment', () => {
       databaseReplicaNames: undefined,
       rateLimitPerMinute: 10,
       maxPageSize: 100,
+      corsOrigins: [],
       logLevel: 'info',
       dataDir: resolve('/srv', '.loadfeed'),
       dbPoolSize: 10,

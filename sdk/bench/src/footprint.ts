@@ -1,7 +1,7 @@
 // What importing the SDK costs a program that never sends a request: the time `import('@loadfeed/sdk')`
 // takes in a fresh Node process, and the size of the SDK bundled and minified with everything it imports.
-// The baseline is openapi-fetch alone, the one dependency the client cannot do without, measured the
-// same way in the same run.
+// The same for a browser's build, whose export conditions pick the web entry. The baseline is
+// openapi-fetch alone, the one dependency the client cannot do without, measured the same way in the same run.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,11 +30,14 @@ function importMillis(specifier: string, runs: number): number {
   return times[Math.floor(times.length / 2)]!;
 }
 
-/** The minified bundle of `specifier` with everything it imports but Node's own modules. */
-async function bundleBytes(specifier: string): Promise<{ bytes: number; gzip: number }> {
+/**
+ * The minified bundle of `specifier` with everything it imports: for Node (Node's own modules left out),
+ * or for a browser (the package's web entry, by its export conditions).
+ */
+export async function bundleBytes(specifier: string, platform: 'node' | 'browser' = 'node'): Promise<{ bytes: number; gzip: number }> {
   const outDir = mkdtempSync(join(tmpdir(), 'loadfeed-footprint-'));
   try {
-    const bundle = await rolldown({ input: specifier, cwd: sdkRoot, platform: 'node', logLevel: 'silent' });
+    const bundle = await rolldown({ input: specifier, cwd: sdkRoot, platform, logLevel: 'silent' });
     const { output } = await bundle.generate({ format: 'esm', minify: true, codeSplitting: false });
     await bundle.close();
     const code = output.map((chunk) => ('code' in chunk ? chunk.code : '')).join('');

@@ -4,7 +4,7 @@
 import { cpu } from './cpu.js';
 import { destinationCost } from './destinations.js';
 import { firstCopy } from './first-copy.js';
-import { footprint } from './footprint.js';
+import { bundleBytes, footprint } from './footprint.js';
 import { hostile } from './hostile.js';
 import { memory } from './memory.js';
 import { throughput } from './throughput.js';
@@ -30,6 +30,11 @@ if (parts.has('import')) {
   console.log(
     `import: @loadfeed/sdk ${fixed(sdk.importMs, 1)} ms vs openapi-fetch alone ${fixed(floor.importMs, 1)} ms (median of 15 fresh processes) -> ratio ${fixed(sdk.importMs / floor.importMs)}; ` +
       `bundle, minified: ${fixed(sdk.bundleBytes / 1024, 1)} KiB (gzip ${fixed(sdk.gzipBytes / 1024, 1)} KiB) vs ${fixed(floor.bundleBytes / 1024, 1)} KiB (gzip ${fixed(floor.gzipBytes / 1024, 1)} KiB) -> ratio ${fixed(sdk.gzipBytes / floor.gzipBytes)} gzipped`,
+  );
+  const browser = await bundleBytes('@loadfeed/sdk', 'browser');
+  console.log(
+    `browser bundle (web entry), minified: ${fixed(browser.bytes / 1024, 1)} KiB (gzip ${fixed(browser.gzip / 1024, 1)} KiB) vs the Node import's ${fixed(sdk.gzipBytes / 1024, 1)} KiB gzip ` +
+      `-> ratio ${fixed(browser.gzip / sdk.gzipBytes)} (target <= 1.000: ${verdict(browser.gzip <= sdk.gzipBytes)})`,
   );
 }
 

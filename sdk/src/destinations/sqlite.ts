@@ -2,30 +2,17 @@
 // rows and the cursor they move are committed in ONE transaction, so the database never holds a cursor
 // ahead of its rows. An older version of a row (re-read through the overlap) never replaces a newer one
 // and the cursor only moves forward; a writer holds `<file>.lock` (lock-file.ts) while it runs.
-// better-sqlite3 is an optional dependency, loaded only here, so that library users never build it. The
-// driver is used at five places only (open, prepare, exec, transaction, close: `SqliteDatabase` below), so
-// that another driver (node:sqlite, bun:sqlite) is a small change.
+// The SQLite is the runtime's own (node:sqlite on Node 22.13+ and Deno, bun:sqlite on Bun), or the optional
+// better-sqlite3 where there is none, loaded only here so that library users never build it
+// (sqlite-driver.ts); the table layout and the guarantees are the same whichever runs.
 import { LOAD_FIELDS } from '@loadfeed/spec';
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
 import { importOptional, refuseEphemeralPath, type DestinationKind, type OptionalPackage } from './kind.js';
+import { loadSqlite, type SqliteConstructor, type SqliteDatabase } from '../sqlite-driver.js';
 import { lockFile, type FileLock } from './lock-file.js';
 import { RECOPY, refuseMisfits, type Misfit } from './table-check.js';
-
-/** The part of the driver this file uses. */
-interface SqliteStatement {
-  run(...parameters: unknown[]): unknown;
-  get(...parameters: unknown[]): unknown;
-  all(...parameters: unknown[]): unknown[];
-}
-interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-  exec(sql: string): void;
-  transaction<A extends unknown[]>(body: (...args: A) => void): (...args: A) => void;
-  close(): void;
-}
-type SqliteConstructor = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
 
 const SQLITE: OptionalPackage = { name: 'better-sqlite3', version: '12.11.1', otherwise: ' (or use --out <file.ndjson>)' };
 
@@ -33,7 +20,7 @@ export const sqliteKind: DestinationKind = {
   flag: 'sqlite',
   value: '<file.db>',
   title: 'SQLite',
-  help: ['A SQLite database: table `loads` keyed by "loadNumber", the cursor in table', '`loadfeed_sync` (needs the optional package better-sqlite3)'],
+  help: ['A SQLite database: table `loads` keyed by "loadNumber", the cursor in table', '`loadfeed_sync` (SQLite built into Node 22.13+, Bun and Deno; on an older Node,', 'the optional package better-sqlite3)'],
   optionalPackage: SQLITE,
   open: (path, _extras, { write }) => openSqliteDestination(path, { write }),
   describeError(error) {
@@ -84,7 +71,7 @@ const BATCH = 1000;
 /** Opens (and on the first run creates) the copy; with `write: false` it only reads one that exists, for `loadfeed verify`. */
 export async function openSqliteDestination(path: string, options: { write?: boolean } = {}): Promise<CopyDestination> {
   refuseEphemeralPath('sqlite', path);
-  const { default: Database } = await importOptional<{ default: SqliteConstructor }>('sqlite', SQLITE);
+  const Database = await loadSqlite(async () => (await importOptional<{ default: SqliteConstructor }>('sqlite', SQLITE)).default);
   const writing = options.write ?? true;
   const lock: FileLock | undefined = writing ? await lockFile(path) : undefined;
   let db: SqliteDatabase | undefined;

@@ -138,6 +138,32 @@ export function names(options: Common & { pattern: RegExp; patternText: string; 
   };
 }
 
+/** Web origins (`scheme://host[:port]`, as a browser sends them in `Origin`) separated by commas, each once; none when unset. */
+export function origins(options: Common): Setting<string[]> {
+  const message = `${options.env} must be origins such as https://app.example.com (a scheme, a host and a port if not the default; no path), separated by commas, each once`;
+  const origin = Joi.string().custom((value: string, helpers) => (originOf(value) === value ? value : helpers.error('any.invalid')));
+  return {
+    env: options.env,
+    meaning: options.meaning,
+    see: options.see,
+    defaultText: 'unset',
+    accepts: 'origins such as `https://app.example.com`, separated by commas',
+    schema: Joi.array().items(origin).unique().default([]).messages({ '*': message }),
+    list: true,
+    finish: asIs,
+  };
+}
+
+/** The origin `text` names, as a browser writes it, or undefined when it is not an http(s) URL. */
+function originOf(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One of a few words. */
 export function oneOf<const V extends readonly string[]>(options: Common & { values: V; default: V[number] }): Setting<V[number]> {
   return {

@@ -3,7 +3,7 @@
 // server/README.md's configuration table is generated from it (`npm run docs:config -w @loadfeed/server`;
 // test/config/docs.test.ts fails when the table differs). The order is the table's.
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
-import { address, folder, names, oneOf, optionalWholeNumber, postgresUrl, postgresUrls, wholeNumber, type Setting } from './kinds.js';
+import { address, folder, names, oneOf, origins, optionalWholeNumber, postgresUrl, postgresUrls, wholeNumber, type Setting } from './kinds.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -62,6 +62,12 @@ export const SETTINGS = {
     max: PAGE_SIZE_CEILING,
     default: DEFAULT_MAX_PAGE_SIZE,
     meaning: 'Largest page served; larger requests clamp to it and the envelope says so',
+  }),
+  corsOrigins: origins({
+    env: 'CORS_ORIGINS',
+    meaning:
+      'Web origins whose pages may call the API from a browser (CORS: `Authorization` allowed, the rate-limit, `Retry-After`, `X-Request-Id`, `Date` and settled-through headers readable, never credentials); unset: none',
+    see: { heading: 'Browsers (CORS)', anchor: 'browsers-cors' },
   }),
   logLevel: oneOf({ env: 'LOG_LEVEL', values: LOG_LEVELS, default: 'info', meaning: 'The least severe level the log writes' }),
   dataDir: folder({ env: 'LOADFEED_DATA_DIR', default: '.loadfeed', meaning: 'Where the embedded PostgreSQL keeps its data (relative to the working directory)' }),

@@ -22,6 +22,8 @@ export interface TestServerOptions {
   rateLimitPerMinute?: number;
   /** Default 100, up to 1000. */
   maxPageSize?: number;
+  /** The web origins whose pages may call it (CORS_ORIGINS); default none. */
+  corsOrigins?: string[];
 }
 
 export interface TestServer {
@@ -56,6 +58,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     MAX_PAGE_SIZE: String(options.maxPageSize ?? DEFAULT_MAX_PAGE_SIZE),
     LOG_LEVEL: 'silent',
     DB_POOL_SIZE: '5',
+    CORS_ORIGINS: (options.corsOrigins ?? []).join(','),
   });
   const logger = createLogger('silent');
   const pool = createPool(options.databaseUrl, { ...poolOptionsOf(config), onIdleError: (error) => logger.warn({ err: error }, 'idle connection lost') });
