@@ -24,10 +24,23 @@ async function lockPathOf(path: string): Promise<string> {
   return `${file}.lock`;
 }
 
+/**
+ * This machine's name, or '' where the runtime may not read it (Deno without --allow-sys): a lock is then
+ * judged as this host's, by its process id, which a copy on a shared disk written from two hosts at once
+ * would need the name for.
+ */
+function thisHost(): string {
+  try {
+    return hostname();
+  } catch {
+    return '';
+  }
+}
+
 /** Takes the lock on `path` (the copy's file) or throws a CliError naming the process that holds it. */
 export async function lockFile(path: string): Promise<FileLock> {
   const lockPath = await lockPathOf(path);
-  const me: Holder = { pid: process.pid, host: hostname() };
+  const me: Holder = { pid: process.pid, host: thisHost() };
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const file = await open(lockPath, 'wx');
