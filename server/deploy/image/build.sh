@@ -67,7 +67,11 @@ cp "$here/healthcheck.mjs" "$app/"
 chmod -R a+rX,go-w "$work/context"
 
 say "building $image with $engine"
-"$engine" build --format docker --quiet --tag "$image" \
+# podman keeps HEALTHCHECK only in the Docker image format (OCI's has no field for it); docker always does.
+format=''
+[ "$(basename "$engine")" != podman ] || format='--format docker'
+# shellcheck disable=SC2086
+"$engine" build $format --quiet --tag "$image" \
   --build-arg "VERSION=$version" --build-arg "NODE_VERSION=$NODE_VERSION" \
   --file "$here/Containerfile" "$work/context" > /dev/null
 size=$("$engine" image inspect "$image" --format '{{.Size}}')
