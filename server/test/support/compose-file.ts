@@ -22,6 +22,7 @@ export interface ComposeService {
   restart?: string;
   read_only?: boolean;
   stop_grace_period?: string;
+  networks?: Record<string, { ipv4_address?: string }>;
 }
 
 export interface ComposeFile {
@@ -29,6 +30,7 @@ export interface ComposeFile {
   services: Record<string, ComposeService>;
   secrets: Record<string, { file: string }>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, { ipam?: { config?: { subnet: string }[] } }>;
 }
 
 /** The compose file as compose reads it: YAML with anchors, then `${NAME}` and `${NAME:-default}` filled. */

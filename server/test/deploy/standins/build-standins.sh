@@ -23,12 +23,12 @@ install -m 0755 "$here/postgres-entrypoint.sh" "$root/usr/local/bin/docker-entry
 tar -C "$root" -cf "$work/root.tar" .
 
 path='PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
-"$engine" import --change "ENV $path" --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' --change 'CMD ["postgres"]' \
+"$engine" import --quiet --change "ENV $path" --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' --change 'CMD ["postgres"]' \
   "$work/root.tar" localhost/loadfeed-standin-postgres > /dev/null
-"$engine" import --change "ENV $path" --change 'USER postgres' \
+"$engine" import --quiet --change "ENV $path" --change 'USER postgres' \
   --change 'ENTRYPOINT ["/usr/sbin/pgbouncer", "/etc/pgbouncer/pgbouncer.ini"]' \
   "$work/root.tar" localhost/loadfeed-standin-pgbouncer > /dev/null
-"$engine" import --change "ENV $path" --change 'USER haproxy' \
+"$engine" import --quiet --change "ENV $path" --change 'USER haproxy' \
   --change 'ENTRYPOINT ["/usr/sbin/haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]' \
   "$work/root.tar" localhost/loadfeed-standin-haproxy > /dev/null
 echo "$(($(date +%s) - started))"
