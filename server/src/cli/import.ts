@@ -93,8 +93,8 @@ ${COMMON_HELP}`,
     if (unserved > 0) {
       writeLine(
         stdout,
-        `not served: ${unserved} of them (${notServed.beforeWindow} pick up before the feed's 12-month window, which starts ${notServed.windowStart}; ` +
-          `${notServed.noPickupDate} have no scheduledPickupDate)`,
+        `not served: ${unserved} of them (${notServed.beforeWindow} before the feed's 12-month window, which starts ${notServed.windowStart}; ` +
+          `${notServed.noPickupDate} without a scheduledPickupDate)`,
       );
     }
   },

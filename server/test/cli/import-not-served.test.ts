@@ -35,7 +35,7 @@ describe('loadfeed-server import: what will not be served', () => {
     const windowStart = new Date(start).toISOString().slice(0, 10);
     expect(await cliOk(['import', 'acme', path], { env: env() })).toBe(
       'imported for acme: 5 inserted, 0 changed, 0 unchanged\n' +
-        `not served: 3 of them (2 pick up before the feed's 12-month window, which starts ${windowStart}; 1 have no scheduledPickupDate)\n`,
+        `not served: 3 of them (2 before the feed's 12-month window, which starts ${windowStart}; 1 without a scheduledPickupDate)\n`,
     );
     // Again, unchanged: still counted, since they are still not served.
     expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({

@@ -25,7 +25,7 @@ const summaryLineOf = (some: readonly SeedLoad[]) => {
   const { beforeWindow, noPickupDate, windowStart } = notServedOf(some).notServed;
   return beforeWindow + noPickupDate === 0
     ? ''
-    : `not served: ${beforeWindow + noPickupDate} of them (${beforeWindow} pick up before the feed's 12-month window, which starts ${windowStart}; ${noPickupDate} have no scheduledPickupDate)\n`;
+    : `not served: ${beforeWindow + noPickupDate} of them (${beforeWindow} before the feed's 12-month window, which starts ${windowStart}; ${noPickupDate} without a scheduledPickupDate)\n`;
 };
 
 describe('loadfeed-server import', () => {
