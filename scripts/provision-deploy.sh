@@ -7,7 +7,6 @@
 #   podman             podman       npm run image, npm run test:deploy
 #   runc               runc         the containers of npm run test:deploy
 #   debootstrap        debootstrap  the stand-ins for the public postgres, pgbouncer and haproxy images
-#   systemd-analyze    systemd      the unit's check in npm test (present on any systemd Debian)
 set -eu
 
 missing=''
@@ -15,7 +14,6 @@ need() { missing="$missing $1"; }
 command -v podman > /dev/null 2>&1 || need podman
 command -v runc > /dev/null 2>&1 || need runc
 command -v debootstrap > /dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || need debootstrap
-command -v systemd-analyze > /dev/null 2>&1 || need systemd
 
 [ -n "$missing" ] || exit 0
 if ! command -v apt-get > /dev/null 2>&1 || [ "$(id -u)" != 0 ]; then
