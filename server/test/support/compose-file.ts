@@ -21,6 +21,7 @@ export interface ComposeService {
   healthcheck?: { test: string[]; interval?: string; timeout?: string; retries?: number };
   restart?: string;
   read_only?: boolean;
+  tmpfs?: string[];
   stop_grace_period?: string;
   networks?: Record<string, { ipv4_address?: string }>;
 }

@@ -2,7 +2,7 @@
 // stand-in for `docker compose`. Debian's podman-compose (1.0.3) ignores depends_on's conditions and
 // needs container DNS, which podman's CNI backend here lacks; so this reads the file itself (via
 // compose-file.ts) and does what compose does with the parts the file uses: images, commands,
-// environment, env files, secrets as read-only files, bind and named volumes, read-only roots, stop
+// environment, env files, secrets as read-only files, bind and named volumes, read-only roots and tmpfs, stop
 // grace periods, healthchecks, the network's subnet and fixed addresses, service names as host names,
 // and depends_on's three conditions. Ports are not published: the test talks to the containers'
 // addresses.
@@ -106,7 +106,10 @@ export class PodmanProject {
       const [source, ...rest] = volume.split(':');
       options.push(`--volume=${source!.startsWith('.') || source!.startsWith('/') ? hostPath(source!) : `${this.file.name}_${source}`}:${rest.join(':')}`);
     }
-    if (service.read_only) options.push('--read-only');
+    // podman mounts tmpfs on /tmp, /run and /var/tmp of a read-only container unless told not to; docker
+    // does not, so the file's own tmpfs list is all the container gets here too.
+    if (service.read_only) options.push('--read-only', '--read-only-tmpfs=false');
+    for (const path of service.tmpfs ?? []) options.push(`--tmpfs=${path}`);
     if (service.stop_grace_period !== undefined) options.push(`--stop-timeout=${seconds(service.stop_grace_period, 10)}`);
     if (service.healthcheck !== undefined) {
       const [kind, ...command] = service.healthcheck.test;
