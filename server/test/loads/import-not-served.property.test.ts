@@ -40,8 +40,8 @@ describe("an import's count of the loads the feed will not serve", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.date({ min: new Date('2001-01-01T00:00:00.000Z'), max: new Date('2098-12-31T00:00:00.000Z'), noInvalidDate: true }),
-        // Pickups within two days of the window's start (either side), none, or far from it.
-        fc.array(fc.oneof(fc.integer({ min: -2 * DAY, max: 2 * DAY }), fc.constant(null), fc.constantFrom(-400 * DAY, 400 * DAY)), { minLength: 1, maxLength: 12 }),
+        // Pickups within two days of the window's start (either side, its first millisecond and the one before), none, or far from it.
+        fc.array(fc.oneof(fc.integer({ min: -2 * DAY, max: 2 * DAY }), fc.constant(null), fc.constantFrom(-1, 0, -400 * DAY, 400 * DAY)), { minLength: 1, maxLength: 12 }),
         fc.integer({ min: 1, max: 2_000 }),
         async (now, offsets, batchCharacters) => {
           round += 1;
