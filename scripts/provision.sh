@@ -9,6 +9,7 @@
 #   pgbouncer                        pgbouncer    tests of the server behind a connection pooler
 #   haproxy                          haproxy      tests of several instances behind a load balancer
 #   libfaketime.so.1                 libfaketime  the rate-limit test of two instances whose clocks disagree
+#   systemd-analyze                  systemd      the check of server/deploy/systemd's unit (verify)
 set -eu
 
 missing=''
@@ -33,6 +34,7 @@ for library in /usr/lib/*/faketime/libfaketime.so.1; do
   if [ -f "$library" ]; then found_faketime=yes; fi
 done
 [ -n "$found_faketime" ] || need libfaketime
+command -v systemd-analyze > /dev/null 2>&1 || need systemd
 
 [ -n "$missing" ] || exit 0
 

@@ -5,7 +5,8 @@
 #   DATABASE_URL   an empty PostgreSQL database the server may own                        (required)
 #   PORT           where the server listens on 127.0.0.1 (default 3000)
 #   CUSTOMER       the customer's code (default acme)
-#   LOADS_FILE     the NDJSON to import (default: sample-loads.ndjson beside this script)
+#   LOADS_FILE     the NDJSON to import (default: the sample loads that sample-loads.mjs beside this
+#                  script writes, dated from today so that the feed serves them whenever this runs)
 #   KEEP_RUNNING=1 leave the server running in the foreground at the end (Ctrl-C stops it)
 #
 # The key is written to ./<customer>.key (readable by you only) and never printed: hand it to the
@@ -17,7 +18,7 @@ export DATABASE_URL
 PORT="${PORT:-3000}"
 CUSTOMER="${CUSTOMER:-acme}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-LOADS_FILE="${LOADS_FILE:-$HERE/sample-loads.ndjson}"
+LOADS_FILE="${LOADS_FILE:-}"
 KEY_FILE="$PWD/$CUSTOMER.key"
 BASE_URL="http://127.0.0.1:$PORT"
 
@@ -55,8 +56,13 @@ else
   ' > "$KEY_FILE" )
 fi
 
-step "4. Import loads from $LOADS_FILE"
-loadfeed-server import "$CUSTOMER" "$LOADS_FILE"
+if [[ -n "$LOADS_FILE" ]]; then
+  step "4. Import loads from $LOADS_FILE"
+  loadfeed-server import "$CUSTOMER" "$LOADS_FILE"
+else
+  step "4. Import the sample loads (sample-loads.mjs, dated from today)"
+  node "$HERE/sample-loads.mjs" | loadfeed-server import "$CUSTOMER" -
+fi
 
 step "5. Start the server on $BASE_URL"
 # LOG_LEVEL=warn keeps the request log out of this walkthrough; a real deployment keeps the default (info).

@@ -155,8 +155,8 @@ describe('the packed tarballs, installed in an empty project outside the reposit
     });
 
     it('operator: migrate (the migrations are in the tarball), a customer, an import, a key, start and a curl', async () => {
-      // The import names a sample file of the clone; the operator has loads of their own at that path.
-      const sample = join('examples', 'operator-quickstart', 'sample-loads.ndjson');
+      // The import reads the clone's sample generator's loads; the operator has loads of their own.
+      const sample = join('examples', 'operator-quickstart', 'sample-loads.mjs');
       await mkdir(join(project, dirname(sample)), { recursive: true });
       await copyFile(join(CHECKOUT, sample), join(project, sample));
       const port = await freePort();

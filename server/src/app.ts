@@ -20,6 +20,7 @@ import { Standbys } from './db/standbys.js';
 import type { Clock } from './clock.js';
 import { checkSettledFeed, watchFeedTriggers } from './db/settled-feed-check.js';
 import { apiReferenceRoutes } from './docs/routes.js';
+import { rootRedirectRoute } from './docs/root-redirect.js';
 import { errorResponse } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { loadsRoutes } from './loads/route.js';
@@ -117,6 +118,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     }),
     openApiRoute(),
     ...apiReferenceRoutes(),
+    rootRedirectRoute(),
     ...healthRoutes(check, watchFeedTriggers(pool)),
   ]));
 

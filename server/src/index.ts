@@ -17,6 +17,7 @@ export {
   type ImportOutcome,
   type ImportSummary,
   type ImportProblem,
+  type NotServed,
   type NumberedRow,
 } from './loads/import.js';
 export type { LoadInput } from '@loadfeed/spec';

@@ -17,7 +17,7 @@ describe('responses other than a page of loads', () => {
   });
 
   it('answers an unknown path with a 404 and the error body, with or without a key', async () => {
-    for (const url of ['/', '/api/v1/load', '/api/v2/loads', '/api/v1/loads/123', '/api/v1/loads/']) {
+    for (const url of ['/api', '/api/v1/load', '/api/v2/loads', '/api/v1/loads/123', '/api/v1/loads/']) {
       for (const withKey of [undefined, key]) {
         const response = await app.get(url, withKey);
         expect(response.statusCode, url).toBe(404);

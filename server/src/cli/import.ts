@@ -46,7 +46,8 @@ than missing a change. A row whose values did not change is not written and keep
 importing the same file again is harmless. Imports of one customer may run at once: they take turns at
 the upsert.
 
-Prints how many loads were inserted, changed and unchanged.
+Prints how many loads were inserted, changed and unchanged, and how many of them the feed will not serve
+today: a scheduledPickupDate before the 12-month window, or none (they are stored all the same).
 
 Options:
   --skip-invalid         Import the good lines, list the bad ones, and succeed
@@ -78,15 +79,23 @@ ${COMMON_HELP}`,
       writeLine(stdout, JSON.stringify({ imported: false, error: error.message, problems: error.problems }));
       throw printedAsJsonAlready(error);
     }
-    const { summary, problems } = outcome;
+    const { summary, notServed, problems } = outcome;
     const skippedLines = new Set(problems.map((problem) => problem.line)).size;
     const skipped = skipInvalid ? { skipped: skippedLines } : {};
-    if (values.json) return writeLine(stdout, JSON.stringify({ ...summary, ...skipped, ...(problems.length > 0 ? { problems } : {}) }));
+    if (values.json) return writeLine(stdout, JSON.stringify({ ...summary, ...skipped, notServed, ...(problems.length > 0 ? { problems } : {}) }));
     report(problems);
     writeLine(
       stdout,
       `imported for ${customerCode}: ${summary.inserted} inserted, ${summary.changed} changed, ${summary.unchanged} unchanged` +
         (skipInvalid ? `, ${skippedLines} line(s) skipped` : ''),
     );
+    const unserved = notServed.beforeWindow + notServed.noPickupDate;
+    if (unserved > 0) {
+      writeLine(
+        stdout,
+        `not served: ${unserved} of them (${notServed.beforeWindow} before the feed's 12-month window, which starts ${notServed.windowStart}; ` +
+          `${notServed.noPickupDate} without a scheduledPickupDate)`,
+      );
+    }
   },
 };

@@ -37,6 +37,15 @@ COPY import_staging (
 
 export const CLEAR_BATCH_SQL = `TRUNCATE import_staging`;
 
+/**
+ * The batch's loads the feed will not serve (DECISIONS.md, "Dates and the window"): those that pick up
+ * before the window's start $1 (milliseconds since 1970, as staged), and those with no pickup date.
+ */
+export const NOT_SERVED_SQL = `
+SELECT (count(*) FILTER (WHERE scheduled_pickup_date < $1::bigint))::int AS before_window,
+       (count(*) FILTER (WHERE scheduled_pickup_date IS NULL))::int AS no_pickup_date
+  FROM import_staging`;
+
 /** Each line's loadNumber, gathered batch by batch: repeats are found over the whole input at its end. */
 export const KEYS_SQL = `
 CREATE TEMPORARY TABLE import_keys (

@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { feedWindowStart } from '@loadfeed/spec';
 import { customerIdOf, OperatorError } from '../customers/customers.js';
 import { withTransaction } from '../db/pool.js';
 import {
@@ -29,6 +30,7 @@ import {
   IMPORT_LOCK_CLASS,
   KEEP_KEYS_SQL,
   KEYS_SQL,
+  NOT_SERVED_SQL,
   REMEMBER_SQL,
   REPEATED_SQL,
   SEEN_SQL,
@@ -54,6 +56,17 @@ export interface ImportSummary {
   unchanged: number;
 }
 
+/**
+ * The imported loads the feed does not serve on the day of the import: a pickup before the 12-month
+ * window's start (that day minus 12 months, UTC), or no pickup date at all. They are stored all the same.
+ */
+export interface NotServed {
+  beforeWindow: number;
+  noPickupDate: number;
+  /** The window's first day, as of the import (YYYY-MM-DD). */
+  windowStart: string;
+}
+
 export interface ImportProblem {
   line: number;
   message: string;
@@ -64,10 +77,13 @@ export interface ImportOptions {
   skipInvalid?: boolean;
   /** How much COPY text a batch holds (BATCH_CHARACTERS); tests make batches of a few rows. */
   batchCharacters?: number;
+  /** The moment the feed's window is drawn from for `notServed` (default: now). */
+  now?: Date;
 }
 
 export interface ImportOutcome {
   summary: ImportSummary;
+  notServed: NotServed;
   /** Every bad line, in line order (only when skipInvalid: otherwise they are thrown). */
   problems: ImportProblem[];
 }
@@ -96,7 +112,7 @@ export async function importLoadLines(
   pool: pg.Pool,
   customerCode: string,
   lines: Iterable<ImportLine> | AsyncIterable<ImportLine>,
-  { skipInvalid = false, batchCharacters = BATCH_CHARACTERS }: ImportOptions = {},
+  { skipInvalid = false, batchCharacters = BATCH_CHARACTERS, now = new Date() }: ImportOptions = {},
 ): Promise<ImportOutcome> {
   // An unknown customer fails the import before a line of its input is read.
   const customerId = await customerIdOf(pool, customerCode);
@@ -104,7 +120,7 @@ export async function importLoadLines(
   // Reading starts now: the first batch is read and checked while the transaction is set up.
   const batches = new BatchReader(lines, problems, batchCharacters);
   try {
-    return await withTransaction(pool, (client) => importBatches(client, customerId, batches, problems, skipInvalid));
+    return await withTransaction(pool, (client) => importBatches(client, customerId, batches, problems, skipInvalid, feedWindowStart(now)));
   } finally {
     // An import that failed before its input's end stops reading it.
     batches.close();
@@ -112,7 +128,14 @@ export async function importLoadLines(
 }
 
 /** The import's transaction: each batch staged and upserted in turn, then the repeats looked for. */
-async function importBatches(client: pg.PoolClient, customerId: string, batches: BatchReader, problems: ImportProblem[], skipInvalid: boolean): Promise<ImportOutcome> {
+async function importBatches(
+  client: pg.PoolClient,
+  customerId: string,
+  batches: BatchReader,
+  problems: ImportProblem[],
+  skipInvalid: boolean,
+  windowStart: Date,
+): Promise<ImportOutcome> {
   await client.query(UNBOUNDED_SQL);
   await client.query(STAGING_SQL);
   // Repeated loadNumbers: an import that skips bad lines drops each repeat before its batch is written
@@ -120,6 +143,7 @@ async function importBatches(client: pg.PoolClient, customerId: string, batches:
   // over a plain list of every line's loadNumber, which costs a fraction of the index.
   await client.query(skipInvalid ? SEEN_SQL : KEYS_SQL);
   const summary: ImportSummary = { inserted: 0, changed: 0, unchanged: 0 };
+  const notServed: NotServed = { beforeWindow: 0, noPickupDate: 0, windowStart: windowStart.toISOString().slice(0, 10) };
   let refused = false;
   let turnTaken = false;
   for (let batch = await batches.next(); batch; batch = await batches.next()) {
@@ -143,6 +167,9 @@ async function importBatches(client: pg.PoolClient, customerId: string, batches:
       summary.inserted += counts.inserted;
       summary.changed += counts.written - counts.inserted;
       summary.unchanged += counts.staged - counts.written;
+      const outside = (await client.query<{ before_window: number; no_pickup_date: number }>(NOT_SERVED_SQL, [windowStart.getTime()])).rows[0]!;
+      notServed.beforeWindow += outside.before_window;
+      notServed.noPickupDate += outside.no_pickup_date;
     }
     await client.query(CLEAR_BATCH_SQL);
   }
@@ -150,7 +177,7 @@ async function importBatches(client: pg.PoolClient, customerId: string, batches:
   // Stable: a line's own problems keep their order.
   problems.sort((a, b) => a.line - b.line);
   if (problems.length > 0 && !skipInvalid) throw new ImportRejectedError(problems);
-  return { summary, problems };
+  return { summary, notServed, problems };
 }
 
 interface RepeatedRow {

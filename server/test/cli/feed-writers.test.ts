@@ -5,7 +5,7 @@ import { useTestDatabase } from '../../src/testing/vitest.js';
 import { cliOk } from './run-cli.js';
 
 // An operator can see who holds a feed back: the transactions announced as a customer's writers, with
-// their pid and age (server/README.md, "The settled feed").
+// their pid and age (server/DESIGN.md, "The settled feed").
 describe('loadfeed-server feed-writers', () => {
   const database = useTestDatabase();
   const env = () => ({ DATABASE_URL: database.url });

@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { feedWindowStart } from '@loadfeed/spec';
 import { MAX_LINE_BYTES } from '../../src/loads/ndjson-lines.js';
 import { generateLoads, type SeedLoad } from '../../src/seed/loads.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
@@ -13,6 +14,19 @@ function ndjson(loads: readonly unknown[]): string {
 }
 
 const loads: SeedLoad[] = [...generateLoads({ seed: 'import', customerCode: 'acme', count: 41, asOf: new Date() })];
+/** What the import says it will not serve of these loads (test/cli/import-not-served.test.ts checks the rule). */
+function notServedOf(some: readonly SeedLoad[]) {
+  const start = feedWindowStart(new Date());
+  const windowStart = start.toISOString().slice(0, 10);
+  const before = some.filter((load) => load.scheduledPickupDate !== null && new Date(load.scheduledPickupDate) < start).length;
+  return { notServed: { beforeWindow: before, noPickupDate: some.filter((load) => load.scheduledPickupDate === null).length, windowStart } };
+}
+const summaryLineOf = (some: readonly SeedLoad[]) => {
+  const { beforeWindow, noPickupDate, windowStart } = notServedOf(some).notServed;
+  return beforeWindow + noPickupDate === 0
+    ? ''
+    : `not served: ${beforeWindow + noPickupDate} of them (${beforeWindow} before the feed's 12-month window, which starts ${windowStart}; ${noPickupDate} without a scheduledPickupDate)\n`;
+};
 
 describe('loadfeed-server import', () => {
   const database = useTestDatabase();
@@ -66,29 +80,29 @@ describe('loadfeed-server import', () => {
 
   it('upserts a file, and a second import of it reports every row unchanged and keeps every updatedAt', async () => {
     const path = await file('loads.ndjson', ndjson(loads.slice(0, 30)));
-    expect(await cliOk(['import', 'acme', path], { env: env() })).toBe('imported for acme: 30 inserted, 0 changed, 0 unchanged\n');
+    expect(await cliOk(['import', 'acme', path], { env: env() })).toBe(`imported for acme: 30 inserted, 0 changed, 0 unchanged\n${summaryLineOf(loads.slice(0, 30))}`);
     const before = await stored();
     expect(before).toHaveLength(30);
-    expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({ inserted: 0, changed: 0, unchanged: 30 });
+    expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({ inserted: 0, changed: 0, unchanged: 30, ...notServedOf(loads.slice(0, 30)) });
     expect(await stored()).toEqual(before);
   });
 
   it('reads stdin for `-`, and counts changed rows apart from unchanged ones', async () => {
     const input = ndjson([{ ...loads[0], totalCost: '99999.99' }, loads[1], ...loads.slice(30, 35)]);
     const summary = JSON.parse(await cliOk(['import', 'acme', '-', '--json'], { env: env(), stdin: input }));
-    expect(summary).toEqual({ inserted: 5, changed: 1, unchanged: 1 });
+    expect(summary).toEqual({ inserted: 5, changed: 1, unchanged: 1, ...notServedOf([loads[0]!, loads[1]!, ...loads.slice(30, 35)]) });
   });
 
   it('reads a file with a byte order mark and Windows line ends', async () => {
     const path = await file('windows.ndjson', `\uFEFF${JSON.stringify(loads[38])}\r\n${JSON.stringify(loads[39])}\r\n`);
-    expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({ inserted: 2, changed: 0, unchanged: 0 });
+    expect(JSON.parse(await cliOk(['import', 'acme', path, '--json'], { env: env() }))).toEqual({ inserted: 2, changed: 0, unchanged: 0, ...notServedOf([loads[38]!, loads[39]!]) });
   });
 
   it('with --skip-invalid imports the good lines and still names the bad ones', async () => {
     const path = await file('mixed.ndjson', ndjson([loads[36], { loadNumber: '', status: 'Available' }, loads[37]]));
     const { code, stdout, stderr } = await runCli(['import', 'acme', path, '--skip-invalid'], { env: env() });
     expect(code).toBe(0);
-    expect(stdout).toBe('imported for acme: 2 inserted, 0 changed, 0 unchanged, 1 line(s) skipped\n');
+    expect(stdout).toBe(`imported for acme: 2 inserted, 0 changed, 0 unchanged, 1 line(s) skipped\n${summaryLineOf([loads[36]!, loads[37]!])}`);
     expect(stderr).toMatch(/^line 2: loadNumber /);
   });
 
@@ -114,6 +128,7 @@ describe('loadfeed-server import', () => {
       changed: 0,
       unchanged: 0,
       skipped: 3,
+      ...notServedOf([loads[31]!]),
       problems: [
         { line: 2, message: `poNumber is too long: ${huge.length} characters, at most 255` },
         { line: 3, message: expect.stringMatching(/^status must be one of /) },
@@ -161,7 +176,7 @@ describe('loadfeed-server import', () => {
     ]);
     const skipped = await runCli(['import', 'acme', path, '--skip-invalid'], { env: env() });
     expect(skipped.code).toBe(0);
-    expect(skipped.stdout).toBe('imported for acme: 2 inserted, 0 changed, 0 unchanged, 4 line(s) skipped\n');
+    expect(skipped.stdout).toMatch(/^imported for acme: 2 inserted, 0 changed, 0 unchanged, 4 line\(s\) skipped\n/);
     const numbers = (await stored()).map((row) => row.load_number);
     expect(numbers).toEqual(expect.arrayContaining(['GOOD-1', 'GOOD-2']));
     for (const refusedNumber of ['SURROGATE', 'BYTES', 'NUL', 'PROTO']) expect(numbers).not.toContain(refusedNumber);

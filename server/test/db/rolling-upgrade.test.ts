@@ -1,4 +1,4 @@
-// server/README.md, "Upgrading to migration 0012 (rolling)": instances of the previous release keep
+// server/DESIGN.md, "Upgrading to migration 0012 (rolling)": instances of the previous release keep
 // serving while 0012 applies and after it. The previous release's request is the SQL it runs (unchanged
 // by 0012): admit_request (key, rate limit, horizon, feed version), then the page of feed_loads below that
 // horizon; its start-up probe announces a writer of customer 0 an hour back and asks for the horizon from

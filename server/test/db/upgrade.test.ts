@@ -1,4 +1,4 @@
-// What server/README.md says of upgrading to this release: instances of the previous release keep
+// What server/DESIGN.md ("Upgrade notes") says of upgrading to this release: instances of the previous release keep
 // serving while migrations 0014 (the rate window on the database's clock) and 0015 (page JSON made per
 // page) apply, and after: their admissions count in the same window as the new release's, and their
 // pages read the same JSON. Their statements are sent here exactly as that release sends them.
