@@ -27,6 +27,7 @@ import { answerMalformedRequests } from './malformed-requests.js';
 import type { Metrics } from './metrics/metrics.js';
 import { openApiRoute } from './openapi/route.js';
 import { putRateHeadersOf, rateHeadersOf } from './rate-limit/step.js';
+import { requestIdOf } from './request-id.js';
 
 export type { Clock };
 
@@ -70,7 +71,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   });
 
   server.ext('onRequest', (request, h) => {
-    request.app.requestId = randomUUID();
+    request.app.requestId = requestIdOf(request);
     return h.continue;
   });
   registerRequestLogging(server, logger);
