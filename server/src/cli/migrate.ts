@@ -16,10 +16,10 @@ transaction-mode pooler, set DATABASE_DIRECT_URL to a direct connection: migrate
 
 Options:
 ${COMMON_HELP}`,
-  async run(args, { stdout, env }) {
+  async run(args, { stdout, stderr, env }) {
     const { values } = parseCommandLine('migrate', args, {}, { names: [], required: 0 });
     if (values.help) return writeLine(stdout, this.help);
-    const applied = await migrate(directDatabaseUrlOf(values['database-url'], env));
+    const applied = await migrate(directDatabaseUrlOf(values['database-url'], env), { onWait: (message) => writeLine(stderr, `loadfeed-server: ${message}`) });
     writeLine(stdout, applied.length === 0 ? 'the database is up to date' : `applied ${applied.length} migration(s): ${applied.join(', ')}`);
   },
 };

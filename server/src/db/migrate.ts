@@ -2,13 +2,14 @@
 // moves and their history), then the repeatable definitions in server/sql (sql-definitions.ts), under one
 // lock.
 import { fileURLToPath } from 'node:url';
-import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
+import { runner } from 'node-pg-migrate';
 import pg from 'pg';
+import { releaseMigrationLock, takeMigrationLock, type LockWaitOptions } from './migration-lock.js';
 import { applySqlDefinitions, repeatableDefinitions } from './sql-definitions.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
-export interface MigrateOptions {
+export interface MigrateOptions extends LockWaitOptions {
   /** Where node-pg-migrate's progress lines go; silent by default. */
   log?: (message: string) => void;
 }
@@ -19,12 +20,12 @@ export interface MigrateOptions {
  * no instance reads the definitions' checksums while another applies them), and the later ones find
  * nothing left to do. Returns the names of the versioned migrations applied.
  */
-export async function migrate(databaseUrl: string, { log = () => {} }: MigrateOptions = {}): Promise<string[]> {
+export async function migrate(databaseUrl: string, { log = () => {}, ...lockWait }: MigrateOptions = {}): Promise<string[]> {
   const definitions = repeatableDefinitions();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1::bigint)', [PG_MIGRATE_LOCK_ID]);
+    await takeMigrationLock(client, lockWait);
     try {
       const applied = await runner({
         dbClient: client,
@@ -39,7 +40,7 @@ export async function migrate(databaseUrl: string, { log = () => {} }: MigrateOp
       for (const name of await applySqlDefinitions(client, definitions)) log(`> definition ${name}`);
       return applied.map((migration) => migration.name);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [PG_MIGRATE_LOCK_ID]);
+      await releaseMigrationLock(client);
     }
   } finally {
     await client.end();
