@@ -17,7 +17,8 @@ import { PrimaryBreaker } from './db/primary-breaker.js';
 import { ReadRouter } from './db/read-router.js';
 import { Standbys } from './db/standbys.js';
 import type { Clock } from './clock.js';
-import { checkSettledFeed, watchFeedTriggers } from './db/settled-feed-check.js';
+import { checkDefinitions } from './db/definitions-check.js';
+import { checkSettledFeed, watchFeedDefinitions } from './db/settled-feed-check.js';
 import { apiReferenceRoutes } from './docs/routes.js';
 import { errorResponse } from './errors.js';
 import { healthRoutes } from './health/routes.js';
@@ -52,6 +53,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   // On the direct connection (DATABASE_DIRECT_URL): the check holds a writer's transaction open while it
   // asks for the horizon, which a transaction-mode pooler must not have to carry for it.
   await checkSettledFeed(directPool);
+  await checkDefinitions(directPool, logger);
   // The listener is Node's, with its limits set here: a client that has not sent its headers within
   // HEADERS_TIMEOUT_MS gets a 408, checked every second rather than Node's every 30 s; a missing Host
   // header is answered by malformed-requests.ts with the error body rather than by Node with a bare 400.
@@ -117,7 +119,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     }),
     openApiRoute(),
     ...apiReferenceRoutes(),
-    ...healthRoutes(check, watchFeedTriggers(pool)),
+    ...healthRoutes(check, watchFeedDefinitions(pool)),
   ]);
 
   // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is

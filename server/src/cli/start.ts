@@ -9,8 +9,9 @@ import { createServer } from '../app.js';
 import { poolOptionsOf } from '../config.js';
 import { settingsHelp } from '../config/docs.js';
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
-import { migrate } from '../db/migrate.js';
+import { migrateSchema } from '../db/migrate.js';
 import { MigrationLockWaitAborted } from '../db/migration-lock.js';
+import { migrationWarnings } from './migrate.js';
 import { createPool } from '../db/pool.js';
 import { createLogger } from '../logging.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -75,7 +76,8 @@ ${COMMON_HELP}`,
       const databaseUrl = config.databaseUrl ?? postgres!.url;
       // Migrations hold a session-level advisory lock: PostgreSQL itself, not a transaction-mode pooler.
       const directUrl = config.databaseDirectUrl ?? databaseUrl;
-      await migrate(directUrl, { signal: stopping.signal, onWait: (message) => say([`loadfeed-server: ${message}`]) });
+      const migrated = await migrateSchema(directUrl, { signal: stopping.signal, onWait: (message) => say([`loadfeed-server: ${message}`]) });
+      for (const warning of migrationWarnings(migrated)) say([`loadfeed-server: warning: ${warning}`]);
       const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection failed; the pool replaces it');
       pool = createPool(databaseUrl, { ...poolOptionsOf(config), onIdleError });
       if (directUrl !== databaseUrl) directPool = createPool(directUrl, { ...poolOptionsOf(config), max: 2, onIdleError });
