@@ -29,6 +29,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { openApiRoute } from './openapi/route.js';
 import { putRateHeadersOf, rateHeadersOf } from './rate-limit/step.js';
 import { requestIdOf } from './request-id.js';
+import { observeRequests } from './tracing/observe.js';
 
 export type { Clock };
 
@@ -144,6 +145,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   });
 
   keepFeedIndexFresh(server, directPool, clock, logger);
+  await observeRequests(server, config, logger);
   return server;
 }
 
