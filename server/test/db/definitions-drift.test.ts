@@ -82,18 +82,26 @@ describe('definitions that differ from what migrate applied', () => {
     }
   }, 60_000);
 
-  it('a hand-edited loads_keep_updated_at that no longer stamps a change: refused, then put back, and changes are stamped again', async () => {
+  it('a hand-edited loads_keep_updated_at that no longer stamps a change: /readyz and start refuse it, migrate puts it back, and changes are stamped again', async () => {
     const original = await functionSource('loads_keep_updated_at');
-    await admin.query(UNSTAMPING_BODY);
-    const refusal = 'functions/loads_keep_updated_at.sql (changed)';
-    await expect(start()).rejects.toThrow(refusal);
-    const running = await start().catch(() => undefined);
-    expect(running).toBeUndefined();
+    const running = await start();
+    await running.initialize();
+    try {
+      await readyzOnce(running, 200);
+      await admin.query(UNSTAMPING_BODY);
+      const refusal =
+        'the database runs definitions of server/sql otherwise than migrate applied them: functions/loads_keep_updated_at.sql (changed); run `loadfeed-server migrate` to put them back';
+      expect(await readyzOnce(running, 503)).toEqual({ error: refusal });
+      await expect(start()).rejects.toThrow(refusal);
 
-    const report = await migrateSchema(database.url, { putBack: true });
-    expect(report.definitions.putBack).toEqual([{ name: 'functions/loads_keep_updated_at.sql', how: 'changed' }]);
-    expect(report.definitions.applied).toEqual([]);
-    expect(await functionSource('loads_keep_updated_at')).toBe(original);
+      const report = await migrateSchema(database.url, { putBack: true });
+      expect(report.definitions.putBack).toEqual([{ name: 'functions/loads_keep_updated_at.sql', how: 'changed' }]);
+      expect(report.definitions.applied).toEqual([]);
+      expect(await functionSource('loads_keep_updated_at')).toBe(original);
+      await readyzOnce(running, 200);
+    } finally {
+      await running.stop();
+    }
     // The rule holds again: a write is stamped with its own time.
     await admin.query("INSERT INTO customers (code, name) VALUES ('drift', 'drift') ON CONFLICT DO NOTHING");
     const { rows } = await admin.query<{ stamped: boolean }>(
