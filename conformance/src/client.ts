@@ -6,6 +6,7 @@ import { checkResponse } from '@loadfeed/spec/validate';
 import { LONGEST_WAIT_MS, retryAfterSeconds, waitBeforeSending } from './budget.js';
 import { excerpt, maskAuthorization, type Credential, type Exchange, type ExchangeLog } from './evidence.js';
 import type { KeyLabel, KitOptions } from './options.js';
+import { REAL_WAITING, waitForRateLimit, type Waiting } from './waiting.js';
 
 /** Query parameters; an array repeats the parameter (`status=A&status=B`), which Playwright's `params` would join. */
 export type Query = Record<string, string | number | readonly string[]>;
@@ -25,6 +26,8 @@ export interface SendOptions {
   fresh?: boolean;
   /** Wait for the window before sending; false only where a check means to meet the limit. */
   pace?: boolean;
+  /** Wait this long before sending (a Retry-After), saying so as every wait for the rate limit does. */
+  waitFirstMs?: number;
   note?: string;
 }
 
@@ -42,13 +45,19 @@ export interface Sender {
   send(request: RawRequest, options?: SendOptions): Promise<Exchange>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class DeploymentUnreachable extends Error {
   override name = 'DeploymentUnreachable';
 }
 
-export function createSender(context: APIRequestContext, options: KitOptions, log: ExchangeLog, onExchange: (exchange: Exchange) => void = () => {}): Sender {
+export function createSender(
+  context: Pick<APIRequestContext, 'fetch'>,
+  options: KitOptions,
+  log: ExchangeLog,
+  onExchange: (exchange: Exchange) => void = () => {},
+  waiting: Waiting = REAL_WAITING,
+): Sender {
+  /** The next request's number, and the plan's total when the run has planned. */
+  const next = () => ({ number: log.exchanges.length + 1, planned: (log.plan as { requests?: number } | undefined)?.requests });
   async function transmit(path: string, method: string, authorization: string | null): Promise<Omit<Exchange, 'id' | 'credential' | 'listLoads' | 'violations' | 'note'>> {
     const sentAt = Date.now();
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -92,7 +101,8 @@ export function createSender(context: APIRequestContext, options: KitOptions, lo
       }
       const key = request.credential === 'primary' || request.credential === 'second' ? request.credential : undefined;
       const pace = sendOptions.pace ?? true;
-      if (key && pace) await sleep(waitBeforeSending(log.exchanges, key, Date.now()));
+      if (sendOptions.waitFirstMs !== undefined) await waitForRateLimit(sendOptions.waitFirstMs, next(), waiting);
+      if (key && pace) await waitForRateLimit(waitBeforeSending(log.exchanges, key, Date.now()), next(), waiting);
       const record = (raw: Awaited<ReturnType<typeof transmit>>, note?: string) =>
         log.record({
           ...raw,
@@ -106,7 +116,7 @@ export function createSender(context: APIRequestContext, options: KitOptions, lo
         // The pacing met the limit (another client shares the key, or the deployment counts differently):
         // wait as told and send once more, and the budget reports the 429 as unexpected.
         onExchange(exchange);
-        await sleep(Math.min((retryAfterSeconds(exchange) ?? RATE_WINDOW_MS / 1000) * 1000, LONGEST_WAIT_MS));
+        await waitForRateLimit(Math.min((retryAfterSeconds(exchange) ?? RATE_WINDOW_MS / 1000) * 1000, LONGEST_WAIT_MS), next(), waiting);
         exchange = record(await transmit(request.path, method, request.authorization), sendOptions.note);
       }
       onExchange(exchange);

@@ -67,6 +67,11 @@ export default class ConsoleReporter implements Reporter {
     return this.lines;
   }
 
+  /** What the checks write to stderr (./waiting.ts: the waits for the rate limit) is shown as it comes. */
+  onStdErr(chunk: string | Buffer): void {
+    if (this.lines) process.stderr.write(chunk);
+  }
+
   onBegin(config: FullConfig): void {
     this.config = config;
   }

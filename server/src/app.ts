@@ -18,7 +18,8 @@ import { PrimaryBreaker } from './db/primary-breaker.js';
 import { ReadRouter } from './db/read-router.js';
 import { Standbys } from './db/standbys.js';
 import type { Clock } from './clock.js';
-import { checkSettledFeed, watchFeedTriggers } from './db/settled-feed-check.js';
+import { checkDefinitions } from './db/definitions-check.js';
+import { checkSettledFeed, watchFeedDefinitions } from './db/settled-feed-check.js';
 import { apiReferenceRoutes } from './docs/routes.js';
 import { rootRedirectRoute } from './docs/root-redirect.js';
 import { errorResponse } from './errors.js';
@@ -29,6 +30,8 @@ import { answerMalformedRequests } from './malformed-requests.js';
 import type { Metrics } from './metrics/metrics.js';
 import { openApiRoute } from './openapi/route.js';
 import { putRateHeadersOf, rateHeadersOf } from './rate-limit/step.js';
+import { requestIdOf } from './request-id.js';
+import { observeRequests } from './tracing/observe.js';
 
 export type { Clock };
 
@@ -53,6 +56,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   // On the direct connection (DATABASE_DIRECT_URL): the check holds a writer's transaction open while it
   // asks for the horizon, which a transaction-mode pooler must not have to carry for it.
   await checkSettledFeed(directPool);
+  await checkDefinitions(directPool, logger);
   // The listener is Node's, with its limits set here: a client that has not sent its headers within
   // HEADERS_TIMEOUT_MS gets a 408, checked every second rather than Node's every 30 s; a missing Host
   // header is answered by malformed-requests.ts with the error body rather than by Node with a bare 400.
@@ -72,7 +76,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   });
 
   server.ext('onRequest', (request, h) => {
-    request.app.requestId = randomUUID();
+    request.app.requestId = requestIdOf(request);
     return h.continue;
   });
   registerRequestLogging(server, logger);
@@ -119,7 +123,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
     openApiRoute(),
     ...apiReferenceRoutes(),
     rootRedirectRoute(),
-    ...healthRoutes(check, watchFeedTriggers(pool)),
+    ...healthRoutes(check, watchFeedDefinitions(pool)),
   ]));
 
   // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is
@@ -144,6 +148,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   });
 
   keepFeedIndexFresh(server, directPool, clock, logger);
+  await observeRequests(server, config, logger);
   return server;
 }
 

@@ -43,7 +43,30 @@ describe('configuration from the environment', () => {
       dbReplicaRetryMs: 1_000,
       dbCheckIntervalMs: 1_000,
       dbCheckTimeoutMs: 2_000,
+      otelTracesExporter: undefined,
+      otelExporterOtlpEndpoint: undefined,
+      otelExporterOtlpProtocol: 'http/protobuf',
+      otelServiceName: 'loadfeed-server',
+      serverTiming: 'off',
     });
+  });
+
+  it('reads the OpenTelemetry variables and SERVER_TIMING, and names a bad one', () => {
+    expect(
+      loadConfig(
+        {
+          OTEL_TRACES_EXPORTER: 'console',
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_SERVICE_NAME: 'feed-east',
+          SERVER_TIMING: 'on',
+        },
+        '/srv',
+      ),
+    ).toMatchObject({ otelTracesExporter: 'console', otelExporterOtlpEndpoint: 'http://collector:4318', otelExporterOtlpProtocol: 'http/json', otelServiceName: 'feed-east', serverTiming: 'on' });
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', SERVER_TIMING: 'yes' }, '/srv')).toThrow(
+      /OTEL_TRACES_EXPORTER must be one of none, otlp, console[\s\S]*OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL[\s\S]*OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json[\s\S]*SERVER_TIMING must be one of off, on/,
+    );
   });
 
   it("reads the standbys' bounds and the check's; a standby's pool is the primary's size unless given", () => {

@@ -13,6 +13,7 @@ import { RATE_WINDOW_MS } from '@loadfeed/spec';
 import { decisionOf, type RateDecision, type WindowRow } from '../rate-limit/window.js';
 import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from '../auth/credentials.js';
 import { hashKey } from '../auth/key-format.js';
+import { admissionStatements } from '../tracing/statements.js';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -55,7 +56,7 @@ const RATE_WINDOW = `${RATE_WINDOW_MS} milliseconds`;
 const LAST_USED_RESOLUTION = `${LAST_USED_RESOLUTION_MS} milliseconds`;
 
 /** The admission of a request presenting `key`, or null when no active key has it (a 401, not counted). */
-export async function admitRequest(pool: pg.Pool, key: string, defaultLimit: number): Promise<Admission | null> {
+export async function admitRequest(pool: Pick<pg.Pool, 'query'>, key: string, defaultLimit: number): Promise<Admission | null> {
   const { rows } = await pool.query<AdmissionRow>(ADMIT_REQUEST_SQL, [hashKey(key), defaultLimit, RATE_WINDOW, LAST_USED_RESOLUTION]);
   const row = rows[0];
   if (!row?.key_id) return null;
@@ -71,7 +72,7 @@ export async function admitRequest(pool: pg.Pool, key: string, defaultLimit: num
 /** The auth scheme's key lookup: admits the request presenting `key` and records the admission on it. */
 export function keyAdmission(pool: pg.Pool, defaultLimit: number): (key: string, request: Request) => Promise<ApiKeyCredentials | null> {
   return async (key, request) => {
-    const admission = await admitRequest(pool, key, defaultLimit);
+    const admission = await admitRequest(admissionStatements(request, pool), key, defaultLimit);
     if (!admission) return null;
     request.app.rateDecision = admission.decision;
     request.app.settledThrough = admission.settledThrough;

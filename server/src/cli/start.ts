@@ -9,7 +9,9 @@ import { createServer } from '../app.js';
 import { poolOptionsOf } from '../config.js';
 import { settingsHelp } from '../config/docs.js';
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
-import { migrate } from '../db/migrate.js';
+import { migrateSchema } from '../db/migrate.js';
+import { MigrationLockWaitAborted } from '../db/migration-lock.js';
+import { migrationWarnings } from './migrate.js';
 import { createPool } from '../db/pool.js';
 import { createLogger } from '../logging.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -55,8 +57,11 @@ ${COMMON_HELP}`,
     // JSON lines for a log collector; readable lines on a terminal, where they follow the banner.
     const logger = createLogger(config.logLevel, 'isTTY' in stdout && stdout.isTTY === true ? readableLog(stdout) : stdout);
     const say = (lines: string[]): void => writeLine(stderr, lines.join('\n'));
-    // Signals that arrive while starting wait for the start to finish, then stop it.
+    // Signals that arrive while starting wait for the start to finish, then stop it; except during a wait
+    // for the migration lock, which has no bound: that ends at once.
     const stopRequested = signalled();
+    const stopping = new AbortController();
+    void stopRequested.then(() => stopping.abort());
 
     const embeddedDir = join(config.dataDir, 'embedded-postgres');
     // Taken before PostgreSQL starts, so that a second start on the same folder hears at once who holds it.
@@ -71,7 +76,8 @@ ${COMMON_HELP}`,
       const databaseUrl = config.databaseUrl ?? postgres!.url;
       // Migrations hold a session-level advisory lock: PostgreSQL itself, not a transaction-mode pooler.
       const directUrl = config.databaseDirectUrl ?? databaseUrl;
-      await migrate(directUrl);
+      const migrated = await migrateSchema(directUrl, { signal: stopping.signal, onWait: (message) => say([`loadfeed-server: ${message}`]) });
+      for (const warning of migrationWarnings(migrated)) say([`loadfeed-server: warning: ${warning}`]);
       const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection failed; the pool replaces it');
       pool = createPool(databaseUrl, { ...poolOptionsOf(config), onIdleError });
       if (directUrl !== databaseUrl) directPool = createPool(directUrl, { ...poolOptionsOf(config), max: 2, onIdleError });
@@ -111,6 +117,10 @@ ${COMMON_HELP}`,
     } catch (error) {
       await metricsListener?.close();
       await stopAll(server, [pool, directPool], postgres, lock);
+      if (error instanceof MigrationLockWaitAborted) {
+        say([`loadfeed-server: ${await stopRequested} received while waiting for the migration lock; stopped`]);
+        return;
+      }
       throw error instanceof Error && /EADDRINUSE/.test(error.message) ? new CliError(`cannot listen on ${config.host}:${config.port}: the port is in use`) : error;
     }
 

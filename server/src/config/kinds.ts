@@ -194,3 +194,47 @@ export function folder(options: Common & { default: string }): Setting<string> {
     finish: (value, cwd) => resolvePath(cwd, value as string),
   };
 }
+
+/** One of a few words, or unset (its meaning when unset is `defaultText`). */
+export function optionalOneOf<const V extends readonly string[]>(options: Common & { values: V; defaultText: string }): Setting<V[number] | undefined> {
+  return {
+    env: options.env,
+    meaning: options.meaning,
+    see: options.see,
+    defaultText: options.defaultText,
+    accepts: options.values.map(code).join(', '),
+    schema: Joi.string()
+      .valid(...options.values)
+      .messages({ '*': `${options.env} must be one of ${options.values.join(', ')} (got {{#value}})` }),
+    list: false,
+    finish: asIs,
+  };
+}
+
+/** An http:// or https:// URL, or unset. */
+export function httpUrl(options: Common): Setting<string | undefined> {
+  return {
+    env: options.env,
+    meaning: options.meaning,
+    see: options.see,
+    defaultText: 'unset',
+    accepts: 'an `http://` or `https://` URL',
+    schema: Joi.string().uri({ scheme: ['http', 'https'] }).messages({ '*': `${options.env} must be an http:// or https:// URL` }),
+    list: false,
+    finish: asIs,
+  };
+}
+
+/** A short text matching `pattern`. */
+export function text(options: Common & { default: string; pattern: RegExp; patternText: string }): Setting<string> {
+  return {
+    env: options.env,
+    meaning: options.meaning,
+    see: options.see,
+    defaultText: code(options.default),
+    accepts: options.patternText,
+    schema: Joi.string().trim().pattern(options.pattern).default(options.default).messages({ '*': `${options.env} must be ${options.patternText}` }),
+    list: false,
+    finish: asIs,
+  };
+}

@@ -3,13 +3,14 @@
 // server/README.md's configuration table is generated from it (`npm run docs:config -w @loadfeed/server`;
 // test/config/docs.test.ts fails when the table differs). The order is the table's.
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
-import { address, folder, names, oneOf, origins, optionalWholeNumber, postgresUrl, postgresUrls, wholeNumber, type Setting } from './kinds.js';
+import { address, folder, httpUrl, names, oneOf, optionalOneOf, optionalWholeNumber, origins, postgresUrl, postgresUrls, text, wholeNumber, type Setting } from './kinds.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The longest a bound in milliseconds may be: ten minutes. */
 const MAX_MS = 600_000;
 const READ_REPLICAS = { heading: 'Read replicas', anchor: 'read-replicas-streaming-standbys' };
+const TRACING = { heading: 'Tracing', anchor: 'tracing' };
 
 export const SETTINGS = {
   port: wholeNumber({ env: 'PORT', min: 0, max: 65535, default: 3000, meaning: 'Port to listen on (0 picks a free one)' }),
@@ -163,6 +164,40 @@ export const SETTINGS = {
     default: 2_000,
     meaning: "How long a check (and `/readyz`) waits for a database's answer before taking it for down",
     see: READ_REPLICAS,
+  }),
+  otelTracesExporter: optionalOneOf({
+    env: 'OTEL_TRACES_EXPORTER',
+    values: ['none', 'otlp', 'console'] as const,
+    defaultText: '`otlp` when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else `none`',
+    meaning: "Where OpenTelemetry traces go: `none` (off: no OpenTelemetry module is loaded), an OTLP receiver, or stdout",
+    see: TRACING,
+  }),
+  otelExporterOtlpEndpoint: httpUrl({
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    meaning: 'The OTLP/HTTP receiver; traces go to its `/v1/traces`',
+    see: TRACING,
+  }),
+  otelExporterOtlpProtocol: oneOf({
+    env: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    values: ['http/protobuf', 'http/json'] as const,
+    default: 'http/protobuf',
+    meaning: 'How traces are sent to the OTLP receiver',
+    see: TRACING,
+  }),
+  otelServiceName: text({
+    env: 'OTEL_SERVICE_NAME',
+    default: 'loadfeed-server',
+    pattern: /^[\x21-\x7e]{1,128}$/,
+    patternText: '1-128 printable ASCII characters without spaces',
+    meaning: "The traces' `service.name`",
+    see: TRACING,
+  }),
+  serverTiming: oneOf({
+    env: 'SERVER_TIMING',
+    values: ['off', 'on'] as const,
+    default: 'off',
+    meaning: 'A `Server-Timing` header on feed responses: the milliseconds of the admission, the page and the count statements',
+    see: TRACING,
   }),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -6,6 +6,7 @@
 // It refuses to start instead, and /readyz says the same while it runs, in one line that names the fix.
 import pg from 'pg';
 import { OperatorError } from '../customers/customers.js';
+import { definitionDrift, describeRepeatableDrift } from './definitions-check.js';
 
 export class SettledFeedUnavailableError extends OperatorError {
   override name = 'SettledFeedUnavailableError';
@@ -49,18 +50,20 @@ export async function feedTriggerProblem(pool: Pick<pg.Pool, 'query'>): Promise<
   return undefined;
 }
 
-/** How long /readyz reuses one reading of the triggers: load balancers ask every second or so. */
+/** How long /readyz reuses one reading of the triggers and definitions: load balancers ask every second or so. */
 const TRIGGER_READING_MS = 1_000;
 
 /**
- * feedTriggerProblem for /readyz, read at most once a second; a reading that fails (the database does not
- * answer, which /readyz reports on its own) reports nothing.
+ * For /readyz: feedTriggerProblem, else a function or trigger the database runs otherwise than applied
+ * (definitions-check.ts), read at most once a second; a reading that fails (the database does not answer,
+ * which /readyz reports on its own) reports nothing.
  */
-export function watchFeedTriggers(pool: Pick<pg.Pool, 'query'>, now: () => number = Date.now): () => Promise<string | undefined> {
+export function watchFeedDefinitions(pool: Pick<pg.Pool, 'query'>, now: () => number = Date.now): () => Promise<string | undefined> {
   let reading: { at: number; problem: Promise<string | undefined> } | undefined;
+  const read = async () => (await feedTriggerProblem(pool)) ?? describeRepeatableDrift(await definitionDrift(pool));
   return () => {
     if (reading === undefined || now() - reading.at >= TRIGGER_READING_MS) {
-      reading = { at: now(), problem: feedTriggerProblem(pool).catch(() => undefined) };
+      reading = { at: now(), problem: read().catch(() => undefined) };
     }
     return reading.problem;
   };

@@ -4,7 +4,8 @@
 // databases the instance can use: the primary, and each standby (db/database-check.ts) as `up`, `down` or
 // `not_standby` (promoted: no longer read from). A standby that is down makes nobody unready: pages
 // then go to another one or to the primary. A feed whose triggers are missing, disabled or not ALWAYS
-// (db/settled-feed-check.ts) makes the instance unready too, with the one-line reason as the error.
+// (db/settled-feed-check.ts), or a function or trigger that differs from what migrate applied
+// (db/definitions-check.ts), makes the instance unready too, with the one-line reason as the error.
 import type { ServerRoute } from '@hapi/hapi';
 import type { ErrorBody } from '@loadfeed/spec';
 import type { DatabaseCheck } from '../db/database-check.js';

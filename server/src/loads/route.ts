@@ -14,6 +14,7 @@ import { rateLimitStep } from '../rate-limit/step.js';
 import { CountCache } from './count-cache.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';
+import { pageStatements } from '../tracing/statements.js';
 
 
 export interface LoadsRouteOptions {
@@ -54,7 +55,7 @@ export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker 
           // horizon, else on the primary.
           // A client that leaves has the statement running cancelled; its turn waits for that (concurrency-gate.ts).
           const page = await request.app.atDatabase!((disconnected) =>
-            reads.read(request.app.feedVersion!, (db) => listLoads(db, counts, scope, filters), disconnected),
+            reads.read(request.app.feedVersion!, (db) => listLoads(pageStatements(request, db), counts, scope, filters), disconnected),
           );
           // Sent as its UTF-8 bytes, made here once: a page held as text (70 KB at 100 loads) stays on V8's
           // heap as long as hapi's request object holds the response, and young-generation collections copied

@@ -122,13 +122,13 @@ describe('the schema as SQL', () => {
   it('apply a changed file again, and an unchanged one not', async () => {
     await connected(fresh.url, async (client) => {
       const before = new Map((await client.query<{ name: string; applied_at: Date }>('SELECT name, applied_at FROM sql_definitions')).rows.map((row) => [row.name, row.applied_at.getTime()]));
-      expect(await applySqlDefinitions(client)).toEqual([]);
+      expect((await applySqlDefinitions(client)).applied).toEqual([]);
       const definitions = repeatableDefinitions().map((definition) =>
         definition.name === 'functions/feed_state.sql'
           ? { ...definition, text: definition.text.replace('WHERE v.customer_id = p_customer_id', 'WHERE v.customer_id = p_customer_id -- changed'), checksum: 'changed' }
           : definition,
       );
-      expect(await applySqlDefinitions(client, definitions)).toEqual(['functions/feed_state.sql']);
+      expect((await applySqlDefinitions(client, definitions)).applied).toEqual(['functions/feed_state.sql']);
       expect((await client.query<{ source: string }>("SELECT prosrc AS source FROM pg_proc WHERE proname = 'feed_state'")).rows[0]!.source).toContain('-- changed');
       const after = new Map((await client.query<{ name: string; applied_at: Date }>('SELECT name, applied_at FROM sql_definitions')).rows.map((row) => [row.name, row.applied_at.getTime()]));
       for (const [name, at] of before) {
@@ -136,7 +136,7 @@ describe('the schema as SQL', () => {
         else expect(after.get(name)).toBe(at);
       }
       // Back to the file's text: the recorded checksum differs from the file's, so it is applied again.
-      expect(await applySqlDefinitions(client)).toEqual(['functions/feed_state.sql']);
+      expect((await applySqlDefinitions(client)).applied).toEqual(['functions/feed_state.sql']);
       expect((await client.query<{ source: string }>("SELECT prosrc AS source FROM pg_proc WHERE proname = 'feed_state'")).rows[0]!.source).not.toContain('-- changed');
     });
   });
