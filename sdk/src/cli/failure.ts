@@ -12,6 +12,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../errors.js';
+import { PageContractError } from '../page-contract.js';
 import { ENV_API_KEY, EXIT_CODES } from './command.js';
 
 /** Anything shaped like an API key, however a message quotes it. */
@@ -40,6 +41,12 @@ export function describeFailure(error: unknown): Failure {
   }
   if (error instanceof ServerError) return failure(withRequestId(`the server failed (${error.message}) after every retry`, error.requestId));
   if (error instanceof TimeoutError || error instanceof ConnectionError) return failure(`cannot reach the API: ${error.message}`);
+  if (error instanceof PageContractError) {
+    const [first] = error.violations;
+    return failure(
+      withRequestId(`the deployment broke the contract in its answer to ${error.request}${first ? ` at ${first.path}: ${first.message}` : ''}; nothing of that answer was written, and the cursor did not move`, error.requestId),
+    );
+  }
   if (error instanceof ContractError) {
     const [first] = error.violations;
     return failure(`the server's response breaks the contract${first ? ` at ${first.path}: ${first.message}` : ''}`);
