@@ -58,6 +58,10 @@ describe('verifyCopy', () => {
           expect(await verifyCopy({ client, copy })).toMatchObject({ complete: true, equal: fates.length });
 
           const kinds = { deleted: [] as string[], altered: [] as string[], newer: [] as string[] };
+          // A row at the cursor's own instant is not owed yet (a sync stopped between two pages of one
+          // instant has saved it): damage to it is the next sync's to mend, as a row changed after it is.
+          const cursor = await copy.loadCursor();
+          const atCursor = new Set([...copy.rows.values()].filter((row) => row.updatedAt === cursor).map((row) => row.loadNumber));
           fates.forEach((kind, index) => {
             const loadNumber = loadInput(index + 1).loadNumber;
             if (kind === 'deleted') copy.rows.delete(loadNumber);
@@ -66,7 +70,7 @@ describe('verifyCopy', () => {
               copy.rows.set(loadNumber, { ...row, ...ALTERATIONS[index % ALTERATIONS.length]!(row) });
             }
             if (kind === 'newer') mock.upsert([loadInput(index + 1, { miles: '1' })]);
-            if (kind !== 'kept') kinds[kind].push(loadNumber);
+            if (kind !== 'kept') kinds[atCursor.has(loadNumber) ? 'newer' : kind].push(loadNumber);
           });
           const like = [...copy.rows.values()][0] ?? ({ ...loadInput(1), updatedAt: new Date(client.serverNow()).toISOString() } as LoadRow);
           for (let index = 0; index < strangers; index += 1) {

@@ -56,7 +56,9 @@ const COPY_TABLES = `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND
 
 const READ_ROWS = `SELECT ${LOAD_FIELDS.map(quote).join(', ')} FROM loads WHERE "loadNumber" IN (SELECT value FROM json_each(?))`;
 
-const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE ? IS NULL OR "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
+// From '' (before every loadNumber, none is empty): one range of the key's index a batch, where an
+// `? IS NULL OR` form made SQLite scan from the start for every batch.
+const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
 
 const BATCH = 1000;
 
@@ -114,9 +116,9 @@ export async function openSqliteDestination(path: string, options: { write?: boo
       return readRows.all(JSON.stringify(wanted)) as LoadRow[];
     },
     async *loadNumbers() {
-      let after: string | null = null;
+      let after = '';
       for (;;) {
-        const batch = loadNumbers.all(after, after, BATCH) as string[];
+        const batch = loadNumbers.all(after, BATCH) as string[];
         if (batch.length > 0) yield batch;
         if (batch.length < BATCH) return;
         after = batch.at(-1)!;
