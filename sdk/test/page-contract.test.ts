@@ -78,7 +78,7 @@ describe('what SPEC implies of a page', () => {
   it('a page whose count disagrees once (a count in a statement of its own, under writes) is asked again, and the second answer is used', async () => {
     const feed = feedOf(5, 1);
     let requests = 0;
-    const server = await startHostileServer((request, response) => {
+    const server = await startHostileServer((_request, response) => {
       requests += 1;
       sendJson(response, 200, pageOf(feed, { pageSize: 10, totalCount: requests === 1 ? 6 : 5, hasMore: false }));
     });
