@@ -128,6 +128,22 @@ export class RedirectError extends LoadfeedError {
   }
 }
 
+/**
+ * A request failed in a way a wrong base URL causes, and a request for the OpenAPI document (which needs
+ * no key) showed that the base URL is the mistake: `problem` says what answered there, `suggestion` the
+ * base URL to use when one was found. The failure itself is the `cause`.
+ */
+export class BaseUrlError extends LoadfeedError {
+  readonly problem: string;
+  readonly suggestion: string | undefined;
+
+  constructor(problem: string, suggestion: string | undefined, context: ErrorContext = {}) {
+    super(`the base URL is wrong: ${problem}${suggestion === undefined ? '' : `; set baseUrl to ${suggestion}`}`, context);
+    this.problem = problem;
+    this.suggestion = suggestion;
+  }
+}
+
 /** `Retry-After` as whole seconds, when the header is a number. */
 export function retryAfterSeconds(headers: Headers): number | undefined {
   return integerHeaderValue(headers.get(RETRY_AFTER_HEADER));

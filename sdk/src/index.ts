@@ -15,6 +15,7 @@ export {
   WaitTooLongError,
   NoProgressError,
   RedirectError,
+  BaseUrlError,
   errorFromResponse,
 } from './errors.js';
 export { PageContractError } from './page-contract.js';

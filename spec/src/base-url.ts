@@ -116,5 +116,6 @@ function causeOf(error: unknown): string {
     parts.push(typeof code === 'string' && !current.message.includes(code) ? `${current.message} (${code})` : current.message);
   }
   const inner = parts.filter((part) => part !== 'fetch failed');
-  return inner.at(-1) ?? parts[0] ?? String(error);
+  // TLS libraries print several lines (OpenSSL's reason, then its code): one line keeps the fix after it in view.
+  return (inner.at(-1) ?? parts[0] ?? String(error)).replace(/\s+/g, ' ').trim();
 }

@@ -5,6 +5,7 @@ import {
   AbortError,
   AuthenticationError,
   BadRequestError,
+  BaseUrlError,
   ConnectionError,
   ContractError,
   LoadfeedError,
@@ -41,6 +42,10 @@ export function describeFailure(error: unknown): Failure {
   }
   if (error instanceof ServerError) return failure(withRequestId(`the server failed (${error.message}) after every retry`, error.requestId));
   if (error instanceof TimeoutError || error instanceof ConnectionError) return failure(`cannot reach the API: ${error.message}`);
+  // The client found the base URL to be the mistake (base-url-check.ts); the flag is what a user changes here.
+  if (error instanceof BaseUrlError) {
+    return failure(`the base URL is wrong: ${error.problem}${error.suggestion === undefined ? '' : `; use --base-url ${error.suggestion}`}`);
+  }
   if (error instanceof PageContractError) {
     const [first] = error.violations;
     return failure(
