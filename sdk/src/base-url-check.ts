@@ -3,7 +3,7 @@
 // quota: @loadfeed/spec/base-url) tell whether the base URL is the mistake, and what to use instead; the
 // client then raises a BaseUrlError that says so, rather than "404: Not found". A base URL that checks out
 // leaves the failure as it was, and is not asked about again.
-import { probeBaseUrl, type BaseUrlVerdict } from '@loadfeed/spec/base-url';
+import { mayBeTheOtherProtocol, probeBaseUrl, type BaseUrlVerdict } from '@loadfeed/spec/base-url';
 import {
   AbortError,
   AuthenticationError,
@@ -38,6 +38,9 @@ export function baseUrlCheck(baseUrl: string, fetch: (request: Request) => Promi
     if ([...ANSWERED_AS_THE_API, ...REFUSED_BY_A_BOUND].some((kind) => error instanceof kind)) return error;
     // A page envelope whose rows break the contract came from the API; a body that is no envelope may not have.
     if (error instanceof ContractError && error.violations.some((violation) => violation.path !== '/')) return error;
+    // A connection that failed is probed only when its cause may be the other protocol (a refused or
+    // unknown host is said best by the failure itself), never once a response had begun.
+    if (error instanceof ConnectionError && (error.responseStarted || !mayBeTheOtherProtocol(baseUrl, causeText(error)))) return error;
     verdict ??= probeBaseUrl(baseUrl, { fetch: probeFetch }).catch((): BaseUrlVerdict => ({ ok: true }));
     const seen = await verdict;
     // A JSON API that lacks the document may well be the deployment: its own failure says more.
@@ -46,4 +49,14 @@ export function baseUrlCheck(baseUrl: string, fetch: (request: Request) => Promi
     if (error instanceof ConnectionError && seen.suggestion === undefined) return error;
     return new BaseUrlError(seen.problem, seen.suggestion, { cause: error });
   };
+}
+
+/** Every message and code along an error's causes, for the patterns that recognise the other protocol. */
+function causeText(error: Error): string {
+  const parts: string[] = [];
+  for (let current: unknown = error; current instanceof Error && parts.length < 8; current = (current as Error & { cause?: unknown }).cause) {
+    const code = (current as Error & { code?: unknown }).code;
+    parts.push(current.message, typeof code === 'string' ? code : '');
+  }
+  return parts.join(' ');
 }

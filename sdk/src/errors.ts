@@ -64,7 +64,15 @@ export class RateLimitError extends ApiError {
 export class ServerError extends ApiError {}
 
 /** No response: the connection failed or was reset. */
-export class ConnectionError extends LoadfeedError {}
+export class ConnectionError extends LoadfeedError {
+  /** Whether a response had begun (its headers came) before the connection failed: then something speaking HTTP answered. */
+  readonly responseStarted: boolean;
+
+  constructor(message: string, context: ErrorContext & { responseStarted?: boolean } = {}) {
+    super(message, context);
+    this.responseStarted = context.responseStarted ?? false;
+  }
+}
 
 /** No response within the client's `timeoutMs`. */
 export class TimeoutError extends LoadfeedError {}
