@@ -3,7 +3,7 @@
 // writes nothing of that page and keeps its cursor.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ContractError, PageContractError, createClient, syncLoads, type LoadRow, type Page } from '../src/index.js';
+import { ContractError, PageContractError, createClient, syncLoads, verifyCopy, type LoadRow, type Page } from '../src/index.js';
 import { MOCK_API_KEY, createSimulatedClock } from '../src/mock/index.js';
 import { pageFaults } from '../src/page-contract.js';
 import { contractRow, pageOf, queryOf, sendJson, startHostileServer } from './hostile-server.js';
@@ -73,6 +73,20 @@ describe('what SPEC implies of a page', () => {
     expect(written.map((row) => row.loadNumber)).toEqual(feed.slice(0, 10).map((row) => row.loadNumber));
     expect(saved).toEqual([feed[9]!.updatedAt]);
     expect(requests).toBe(3);
+  });
+
+  it('verifyCopy holds the pages it reads to the same rules: a short page while hasMore is an error, not a verdict', async () => {
+    const feed = feedOf(30, 1);
+    const server = await startHostileServer((request, response) => {
+      const since = queryOf(request.url!).get('updatedSince');
+      const rows = feed.filter((row) => since === null || row.updatedAt >= since);
+      sendJson(response, 200, pageOf(rows.slice(0, 9), { pageSize: 10, totalCount: rows.length, hasMore: true }));
+    });
+    const client = createClient({ baseUrl: server.baseUrl, apiKey: MOCK_API_KEY, clock: createSimulatedClock({ start: Date.now() }) });
+    const copy = { loadCursor: () => undefined, readRows: async () => [], async *loadNumbers() {} };
+    const error = await verifyCopy({ client, copy, pageSize: 10 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PageContractError);
+    expect((error as PageContractError).violations[0]!.path).toBe('/data');
   });
 
   it('a page whose count disagrees once (a count in a statement of its own, under writes) is asked again, and the second answer is used', async () => {
