@@ -101,6 +101,23 @@ describe('verifyCopy', () => {
     );
   });
 
+  it('right after a sync stopped between two pages of one instant, the rest of that instant is the next sync\'s, not missing', async () => {
+    const { mock, client } = mockSetup({ mock: { rateLimitPerMinute: 1_000_000 } });
+    mock.upsert(Array.from({ length: 25 }, (_, index) => loadInput(index + 1)));
+    const copy = memoryCopy();
+    const stop = new AbortController();
+    const write = copy.write.bind(copy);
+    copy.write = (batch, next) => {
+      write(batch, next);
+      if (next !== undefined) stop.abort();
+    };
+    await syncLoads({ client, destination: copy, pageSize: 10, signal: stop.signal }).catch(() => undefined);
+    expect(copy.rows.size).toBe(10);
+    expect(await copy.loadCursor()).toBe([...copy.rows.values()][0]!.updatedAt);
+
+    expect(await verifyCopy({ client, copy })).toMatchObject({ complete: true, equal: 10, missing: 0, newer: 15 });
+  });
+
   it('compares decimals by value and date-times as instants, as a typed copy stores them', async () => {
     const { mock, client } = mockSetup({ mock: { rateLimitPerMinute: 1_000_000 } });
     mock.upsert([loadInput(1, { miles: '120.50', totalCost: '0.10' })]);
