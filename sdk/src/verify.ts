@@ -79,10 +79,13 @@ function decimalValue(text: string): string {
   return digits === '0' ? '0' : `${sign}${digits}`;
 }
 
-const isDateTime = (field: LoadField) => DATE_TIME_LOAD_FIELDS.includes(field);
+const DATE_TIME_FIELDS = new Set<LoadField>(DATE_TIME_LOAD_FIELDS);
+const isDateTime = (field: LoadField) => DATE_TIME_FIELDS.has(field);
 
 /** Equal values of one field: date-times as instants, decimals by value, everything else exactly. */
 function sameValue(field: LoadField, served: unknown, copied: unknown): boolean {
+  // The common case first: a copy that keeps the served text (SQLite, NDJSON) needs no parsing.
+  if (served === copied) return true;
   if (served === null || served === undefined || copied === null || copied === undefined) return (served ?? null) === (copied ?? null);
   if (typeof served !== 'string' || typeof copied !== 'string') return served === copied;
   if (isDateTime(field)) return Date.parse(served) === Date.parse(copied);
