@@ -6,6 +6,7 @@ import createFetchClient, { type Middleware } from 'openapi-fetch';
 import { LIST_LOADS_PATH, REQUEST_ID_HEADER, SETTLED_THROUGH_HEADER, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './body-limit.js';
 import { systemClock, type Clock } from './clock.js';
+import { baseUrlCheck } from './base-url-check.js';
 import { AbortError, ContractError, errorFromResponse } from './errors.js';
 import { checkOptions, must, withDefaults, type Schema } from './options.js';
 import { createPacer, withPacing, type QuotaSnapshot } from './pacing.js';
@@ -98,7 +99,9 @@ export function createClient(options: ClientOptions): LoadfeedClient {
   const stats: ClientStats = { requests: 0, quotaWaitMs: 0, retryWaitMs: 0 };
   const logger = options.logger ?? {};
   const policy = withDefaults(DEFAULT_RETRY_POLICY, options.retry);
-  const transport = wholeResponses(options.fetch ?? ((request: Request) => globalThis.fetch(request)), {
+  const fetchOne = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const explainFailure = baseUrlCheck(options.baseUrl, fetchOne);
+  const transport = wholeResponses(fetchOne, {
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   });
   // A timeout given is kept on the client's clock (a test can run it in simulated time). The default is
@@ -133,16 +136,32 @@ export function createClient(options: ClientOptions): LoadfeedClient {
   });
   for (const middleware of options.middleware ?? []) api.use(middleware);
 
+  // A failure that a wrong base URL explains is raised as that mistake (base-url-check.ts), as `loadfeed` says it.
   async function listLoads(params: ListLoadsParams = {}, call: CallOptions = {}): Promise<Page> {
+    try {
+      return await listLoadsOnce(params, call);
+    } catch (error) {
+      throw await explainFailure(error);
+    }
+  }
+
+  async function listLoadsOnce(params: ListLoadsParams, call: CallOptions): Promise<Page> {
     const signal = combineSignals(options.signal, call.signal);
     if (signal?.aborted) throw AbortError.from(signal);
-    const { data, error, response } = await api.GET(LIST_LOADS_PATH, {
-      params: { query: params },
-      // Redirects are the transport's to follow, within the origin only (redirects.ts).
-      redirect: 'manual',
-      ...(signal ? { signal } : {}),
-      fetch: (request: Request) => send(request, { ...call, signal }),
-    });
+    const answer = await api
+      .GET(LIST_LOADS_PATH, {
+        params: { query: params },
+        // Redirects are the transport's to follow, within the origin only (redirects.ts).
+        redirect: 'manual',
+        ...(signal ? { signal } : {}),
+        fetch: (request: Request) => send(request, { ...call, signal }),
+      })
+      .catch((error: unknown) => {
+        // A body that is not JSON at all (a web page where the API should be) is off the contract, in the error tree.
+        if (error instanceof SyntaxError) throw new ContractError([{ path: '/', message: `must be a JSON page envelope (${error.message})` }], { cause: error });
+        throw error;
+      });
+    const { data, error, response } = answer;
     if (error !== undefined || !response.ok) throw errorFromResponse(response.status, response.headers, error, clock.now());
     const bounds = updatedAtBounds(params, response.headers, pacer.serverNow());
     const violations = pageViolations(data, params.page ?? 1, bounds);

@@ -64,7 +64,15 @@ export class RateLimitError extends ApiError {
 export class ServerError extends ApiError {}
 
 /** No response: the connection failed or was reset. */
-export class ConnectionError extends LoadfeedError {}
+export class ConnectionError extends LoadfeedError {
+  /** Whether a response had begun (its headers came) before the connection failed: then something speaking HTTP answered. */
+  readonly responseStarted: boolean;
+
+  constructor(message: string, context: ErrorContext & { responseStarted?: boolean } = {}) {
+    super(message, context);
+    this.responseStarted = context.responseStarted ?? false;
+  }
+}
 
 /** No response within the client's `timeoutMs`. */
 export class TimeoutError extends LoadfeedError {}
@@ -125,6 +133,22 @@ export class RedirectError extends LoadfeedError {
   constructor(message: string, location: string | undefined, context: ErrorContext = {}) {
     super(message, context);
     this.location = location;
+  }
+}
+
+/**
+ * A request failed in a way a wrong base URL causes, and a request for the OpenAPI document (which needs
+ * no key) showed that the base URL is the mistake: `problem` says what answered there, `suggestion` the
+ * base URL to use when one was found. The failure itself is the `cause`.
+ */
+export class BaseUrlError extends LoadfeedError {
+  readonly problem: string;
+  readonly suggestion: string | undefined;
+
+  constructor(problem: string, suggestion: string | undefined, context: ErrorContext = {}) {
+    super(`the base URL is wrong: ${problem}${suggestion === undefined ? '' : `; set baseUrl to ${suggestion}`}`, context);
+    this.problem = problem;
+    this.suggestion = suggestion;
   }
 }
 

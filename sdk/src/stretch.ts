@@ -18,6 +18,7 @@
 // known to be complete.
 import type { LoadRow, Page } from './client.js';
 import { NoProgressError } from './errors.js';
+import { settledFeedContradicted } from './page-contract.js';
 import { settledThroughOf } from './settled-through.js';
 import { STRETCH_POLICY, stretchPays, type StretchPlan } from './stretch-plan.js';
 
@@ -67,11 +68,11 @@ const sameRow = (a: LoadRow | undefined, b: LoadRow) => a !== undefined && a.loa
  * Whether the feed still holds exactly the reference's rows, from a response that shows the feed's last
  * row: the same count and the same last row.
  */
-function verdictOf(shown: Page, lastRow: LoadRow | undefined, reference: { count: number; last: LoadRow }): Verdict {
+function verdictOf(shown: Page, lastRow: LoadRow | undefined, reference: { count: number; last: LoadRow }, since: string): Verdict {
   if (settledThroughOf(shown) === undefined) return 'contradicted';
   if (shown.totalCount === reference.count && sameRow(lastRow, reference.last)) return 'passed';
   // More rows, the last one unchanged: a row appeared before it, where a settled feed puts no new row.
-  if (shown.totalCount > reference.count && sameRow(lastRow, reference.last)) return 'contradicted';
+  if (shown.totalCount > reference.count && sameRow(lastRow, reference.last)) throw settledFeedContradicted(since, reference.count, shown.totalCount);
   return 'moved';
 }
 
@@ -120,7 +121,7 @@ export async function readStretch(
     if (!page.hasMore) {
       // The stretch's last page shows the feed's last row: it is its own check. A page that fails it is
       // not handed over: the walk by key reads its rows again.
-      const verdict = verdictOf(page, rows[rows.length - 1], reference);
+      const verdict = verdictOf(page, rows[rows.length - 1], reference, since);
       if (verdict !== 'passed') return stopAt(verdict);
       plan.checkPassed();
       await run.deliver(fresh, rows[rows.length - 1]!.updatedAt);
@@ -131,7 +132,7 @@ export async function readStretch(
       continue;
     }
     const probe = await run.probe(since, reference.count, 1);
-    const verdict = verdictOf(probe, showsLast(probe), reference);
+    const verdict = verdictOf(probe, showsLast(probe), reference, since);
     if (verdict !== 'passed') return stopAt(verdict);
     plan.checkPassed();
     checkpoint = stateAfter(rows);

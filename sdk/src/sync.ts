@@ -11,6 +11,8 @@ import type { WaitEvent } from './transport.js';
 import { memoryCursorStore, type CursorStore } from './memory-cursor-store.js';
 import { NoProgressError } from './errors.js';
 import { checkOptions, must, type Schema } from './options.js';
+import { checkedPage, describeRequest, orderFaultAcrossPages, PageContractError } from './page-contract.js';
+import { settledThroughOf } from './settled-through.js';
 import { mayStretchAfter, readStretch, stateAfter } from './stretch.js';
 import { stretchPlan } from './stretch-plan.js';
 
@@ -204,10 +206,23 @@ function createRun(options: SyncOptions, sink: Sink) {
     });
   }
 
+  // Every page is held to what SPEC implies of it (page-contract.ts) before any of it is handed over.
   async function request(updatedSince: string | undefined, page: number, size: number): Promise<Page> {
     const params: ListLoadsParams = { ...options.filters, page, pageSize: size };
     if (updatedSince !== undefined) params.updatedSince = updatedSince;
-    return client.listLoads(params, { ...(signal ? { signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) });
+    const call = { ...(signal ? { signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) };
+    return checkedPage(() => client.listLoads(params, call), { updatedSince, page });
+  }
+
+  // The page the run read last by `fetch`: the next one by number from the same anchor continues its order.
+  let previous: { updatedSince: string | undefined; number: number; page: Page } | undefined;
+  function checkOrderAfter(updatedSince: string | undefined, number: number, page: Page): void {
+    const before = previous;
+    previous = { updatedSince, number, page };
+    if (before === undefined || before.updatedSince !== updatedSince || before.page.pageSize !== page.pageSize) return;
+    if (settledThroughOf(before.page) === undefined || settledThroughOf(page) === undefined) return;
+    const fault = orderFaultAcrossPages(before.page, before.number, page, number);
+    if (fault) throw new PageContractError(describeRequest({ updatedSince, page: number }), [fault]);
   }
 
   return {
@@ -227,6 +242,7 @@ function createRun(options: SyncOptions, sink: Sink) {
       }
       mayFallBack = false;
       pages += 1;
+      checkOrderAfter(updatedSince, page, result);
       // Ask for what the deployment serves from now on: the key walk's tied groups count pages of that size.
       if (Number.isSafeInteger(result.pageSize) && result.pageSize >= 1 && result.pageSize <= size) {
         served = result.pageSize;

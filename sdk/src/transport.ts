@@ -186,5 +186,5 @@ export function connectionFailure(url: string, phase: 'request' | 'body' | 'json
       : phase === 'body'
         ? `the response from ${where} was cut short mid-body (${cause})`
         : `the response from ${where} was cut short: its ${bytes} bytes are not whole JSON (${detail})`;
-  return new ConnectionError(message, { cause: error });
+  return new ConnectionError(message, { cause: error, responseStarted: phase !== 'request' });
 }

@@ -1,13 +1,18 @@
-// verifyCopy: is a copy complete? It walks the whole feed the way syncLoads does (the key walk, at the
-// fewest requests) and compares every field of every row with the copy, as of the copy's cursor: a row
-// served with an updatedAt at or before the cursor must be in the copy and equal; a row changed after it
-// is one the next sync brings, not a fault. Rows in the copy that the feed no longer serves are told
-// apart: aged out of the 12-month window (by the copy's own pickup date) is normal, anything else is not.
+// verifyCopy: is a copy complete? It walks the whole feed by the plain key walk (key-walk.ts: no
+// stretches, nothing shared with a sync's run, so a fault in the sync's walk is not repeated here) and
+// compares every field of every row with the copy, as of the copy's cursor: a row served with an updatedAt
+// before the cursor must be in the copy and equal; a row at the cursor's own instant or after it is one the
+// next sync brings (a sync stopped between two pages of one instant has saved that instant), not a fault.
+// Rows in the copy that the feed no longer serves are told apart: aged out of the 12-month window (by the
+// copy's own pickup date) is normal, anything else is not. What it keeps of the feed is 8 bytes a served
+// row (served-rows.ts), whatever the copy keeps to read itself.
 import { DATE_TIME_LOAD_FIELDS, feedWindowStart, LOAD_FIELDS, type LoadField } from '@loadfeed/spec';
 import type { LoadfeedClient, LoadRow } from './client.js';
 import type { CopyReader } from './destination.js';
 import { checkOptions, must, type Schema } from './options.js';
-import { syncLoads, type SyncProgress } from './sync.js';
+import { walkByKeyOnly } from './key-walk.js';
+import { OUTCOME, servedRows, type Outcome } from './served-rows.js';
+import type { SyncProgress } from './sync.js';
 import type { WaitEvent } from './transport.js';
 
 export interface VerifyOptions {
@@ -33,19 +38,19 @@ export interface VerifyReport {
   cursor: string | undefined;
   /** Rows the feed serves now. */
   served: number;
-  /** Served rows at or before the cursor that the copy holds, every field equal. */
+  /** Served rows the copy holds, every field equal. */
   equal: number;
-  /** Served rows at or before the cursor that are not in the copy. */
+  /** Served rows before the cursor's instant that are not in the copy. */
   missing: number;
-  /** Served rows at or before the cursor whose copy differs in some field. */
+  /** Served rows before the cursor's instant whose copy differs in some field. */
   differing: number;
-  /** Served rows changed after the cursor: the next sync brings them (not a fault). */
+  /** Served rows at the cursor's instant or after it that the copy lacks or holds in another version: the next sync brings them (not a fault). */
   newer: number;
   /** Rows in the copy the feed no longer serves, whose pickup date is before the 12-month window: aged out (not a fault). */
   agedOut: number;
   /** Rows in the copy the feed does not serve and the window does not explain. */
   extra: number;
-  /** True when every served row at or before the cursor is in the copy and equal, and the copy holds nothing unexplained. */
+  /** True when every served row before the cursor's instant is in the copy and equal, and the copy holds nothing unexplained. */
   complete: boolean;
   /** The first loadNumbers (in loadNumber order) of each kind. */
   samples: { missing: string[]; differing: Difference[]; newer: string[]; agedOut: string[]; extra: string[] };
@@ -74,10 +79,13 @@ function decimalValue(text: string): string {
   return digits === '0' ? '0' : `${sign}${digits}`;
 }
 
-const isDateTime = (field: LoadField) => DATE_TIME_LOAD_FIELDS.includes(field);
+const DATE_TIME_FIELDS = new Set<LoadField>(DATE_TIME_LOAD_FIELDS);
+const isDateTime = (field: LoadField) => DATE_TIME_FIELDS.has(field);
 
 /** Equal values of one field: date-times as instants, decimals by value, everything else exactly. */
 function sameValue(field: LoadField, served: unknown, copied: unknown): boolean {
+  // The common case first: a copy that keeps the served text (SQLite, NDJSON) needs no parsing.
+  if (served === copied) return true;
   if (served === null || served === undefined || copied === null || copied === undefined) return (served ?? null) === (copied ?? null);
   if (typeof served !== 'string' || typeof copied !== 'string') return served === copied;
   if (isDateTime(field)) return Date.parse(served) === Date.parse(copied);
@@ -87,7 +95,18 @@ function sameValue(field: LoadField, served: unknown, copied: unknown): boolean 
 
 const differingFields = (served: LoadRow, copied: LoadRow) => LOAD_FIELDS.filter((field) => !sameValue(field, served[field], copied[field]));
 
-type Outcome = 'equal' | 'missing' | 'newer' | LoadField[];
+/** The first `size` items in order, kept as they come: memory bounded by `size`, not by how many come. */
+function firstOf<T>(size: number, key: (item: T) => string) {
+  let items: T[] = [];
+  const order = (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  return {
+    add(item: T): void {
+      items.push(item);
+      if (items.length > 4 * size + 16) items = items.sort(order).slice(0, size);
+    },
+    list: (keep: (item: T) => boolean) => items.filter(keep).sort(order).slice(0, size),
+  };
+}
 
 /** Compares the copy with what the API serves now; see VerifyReport. */
 export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> {
@@ -96,71 +115,91 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
   const sampleSize = options.sampleSize ?? 10;
   const cursor = await copy.loadCursor();
   const cursorMs = cursor === undefined ? Number.POSITIVE_INFINITY : Date.parse(cursor);
-  // One outcome per served loadNumber; a row changed during the walk comes again, and its last version counts.
-  const outcomes = new Map<string, Outcome>();
+  const served = servedRows();
+  const samples = {
+    missing: firstOf<string>(sampleSize, (loadNumber) => loadNumber),
+    newer: firstOf<string>(sampleSize, (loadNumber) => loadNumber),
+    differing: firstOf<Difference>(sampleSize, (difference) => difference.loadNumber),
+  };
+  const startStats = client.stats();
+  let pages = 0;
+  let rowsSeen = 0;
+  const call = { ...(options.signal ? { signal: options.signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) };
 
-  const summary = await syncLoads({
-    client,
-    overlapMs: 0,
-    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...(options.onWait ? { onWait: options.onWait } : {}),
-    async upsert(rows) {
-      const copied = new Map((await copy.readRows(rows.map((row) => row.loadNumber))).map((row) => [row.loadNumber, row]));
-      for (const row of rows) {
-        const mine = copied.get(row.loadNumber);
-        if (Date.parse(row.updatedAt) > cursorMs) outcomes.set(row.loadNumber, 'newer');
-        else if (!mine) outcomes.set(row.loadNumber, 'missing');
-        else {
-          const fields = differingFields(row, mine);
-          outcomes.set(row.loadNumber, fields.length === 0 ? 'equal' : fields);
-        }
-      }
-    },
-  });
+  for await (const { rows, page } of walkByKeyOnly(client, { ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }), call })) {
+    pages += 1;
+    const copied = rows.length === 0 ? new Map<string, LoadRow>() : new Map((await copy.readRows(rows.map((row) => row.loadNumber))).map((row) => [row.loadNumber, row]));
+    for (const row of rows) {
+      const mine = copied.get(row.loadNumber);
+      const at = Date.parse(row.updatedAt);
+      const fields = mine === undefined ? undefined : differingFields(row, mine);
+      let outcome: Outcome;
+      if (fields !== undefined && fields.length === 0) outcome = OUTCOME.equal;
+      // At the cursor's instant or after it: the next sync's to bring, whatever the copy holds.
+      else if (at >= cursorMs) outcome = OUTCOME.newer;
+      else outcome = fields === undefined ? OUTCOME.missing : OUTCOME.differing;
+      served.add(row.loadNumber, outcome);
+      if (outcome === OUTCOME.missing) samples.missing.add(row.loadNumber);
+      else if (outcome === OUTCOME.newer) samples.newer.add(row.loadNumber);
+      else if (outcome === OUTCOME.differing) samples.differing.add({ loadNumber: row.loadNumber, fields: fields! });
+    }
+    rowsSeen += rows.length;
+    if (options.onProgress) {
+      const quota = client.quota();
+      options.onProgress({
+        pages,
+        rows: rowsSeen,
+        totalCount: rowsSeen + Math.max(0, page.totalCount - page.data.length),
+        requests: client.stats().requests - startStats.requests,
+        quotaRemaining: quota.remaining,
+        nextRequestAt: quota.nextRequestAt,
+        eta: undefined,
+      });
+    }
+  }
 
+  // A row changed during the walk is served twice; its last version (the newer) counts.
+  const tally = served.settle();
   const windowStart = feedWindowStart(new Date(client.serverNow())).getTime();
-  const agedOut: string[] = [];
-  const extra: string[] = [];
+  const agedOut = firstOf<string>(sampleSize, (loadNumber) => loadNumber);
+  const extra = firstOf<string>(sampleSize, (loadNumber) => loadNumber);
+  let agedOutCount = 0;
+  let extraCount = 0;
   for await (const batch of copy.loadNumbers()) {
-    const unserved = batch.filter((loadNumber) => !outcomes.has(loadNumber));
+    const unserved = batch.filter((loadNumber) => served.outcomeOf(loadNumber) === undefined);
     if (unserved.length === 0) continue;
     for (const row of await copy.readRows(unserved)) {
       const pickup = row.scheduledPickupDate === null ? Number.NaN : Date.parse(row.scheduledPickupDate);
       // A load with no pickup date, or one before the window, is outside the feed (DECISIONS.md): aged out.
-      (Number.isNaN(pickup) || pickup < windowStart ? agedOut : extra).push(row.loadNumber);
+      if (Number.isNaN(pickup) || pickup < windowStart) {
+        agedOutCount += 1;
+        agedOut.add(row.loadNumber);
+      } else {
+        extraCount += 1;
+        extra.add(row.loadNumber);
+      }
     }
   }
 
-  const missing: string[] = [];
-  const newer: string[] = [];
-  const differing: Difference[] = [];
-  let equal = 0;
-  for (const [loadNumber, outcome] of outcomes) {
-    if (outcome === 'equal') equal += 1;
-    else if (outcome === 'missing') missing.push(loadNumber);
-    else if (outcome === 'newer') newer.push(loadNumber);
-    else differing.push({ loadNumber, fields: outcome });
-  }
-  const first = (loadNumbers: string[]) => loadNumbers.sort().slice(0, sampleSize);
+  const finally_ = (outcome: Outcome) => (loadNumber: string) => served.outcomeOf(loadNumber) === outcome;
+  const everything = () => true;
   return {
     cursor,
-    served: outcomes.size,
-    equal,
-    missing: missing.length,
-    differing: differing.length,
-    newer: newer.length,
-    agedOut: agedOut.length,
-    extra: extra.length,
-    complete: missing.length === 0 && differing.length === 0 && extra.length === 0,
+    served: tally.served,
+    equal: tally.equal,
+    missing: tally.missing,
+    differing: tally.differing,
+    newer: tally.newer,
+    agedOut: agedOutCount,
+    extra: extraCount,
+    complete: tally.missing === 0 && tally.differing === 0 && extraCount === 0,
     samples: {
-      missing: first(missing),
-      differing: differing.sort((a, b) => (a.loadNumber < b.loadNumber ? -1 : a.loadNumber > b.loadNumber ? 1 : 0)).slice(0, sampleSize),
-      newer: first(newer),
-      agedOut: first(agedOut),
-      extra: first(extra),
+      missing: samples.missing.list(finally_(OUTCOME.missing)),
+      differing: samples.differing.list((difference) => finally_(OUTCOME.differing)(difference.loadNumber)),
+      newer: samples.newer.list(finally_(OUTCOME.newer)),
+      agedOut: agedOut.list(everything),
+      extra: extra.list(everything),
     },
-    requests: summary.requests,
+    requests: client.stats().requests - startStats.requests,
   };
 }

@@ -18,8 +18,10 @@ export {
   WaitTooLongError,
   NoProgressError,
   RedirectError,
+  BaseUrlError,
   errorFromResponse,
 } from './errors.js';
+export { PageContractError } from './page-contract.js';
 export { DEFAULT_RETRY_POLICY, RETRY_RULES, backoffDelay } from './retry.js';
 export type { RetryPolicy, RetryWait, AttemptEvents } from './retry.js';
 export type { QuotaSnapshot } from './pacing.js';

@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   BadRequestError,
   ConnectionError,
+  BaseUrlError,
   LoadfeedError,
   NoProgressError,
   RateLimitError,
@@ -61,6 +62,7 @@ describe('the limits against a hostile server', () => {
     ['WaitTooLongError', new WaitTooLongError('too long', { requestedMs: 2, limitMs: 1, askedBy: 'Retry-After: 2' }, { status: 429, headers: headers() })],
     ['NoProgressError', new NoProgressError('stuck', { headers: headers() })],
     ['RedirectError', new RedirectError('elsewhere', 'https://other.example/', { status: 302, headers: headers() })],
+    ['BaseUrlError', new BaseUrlError('it answered 404 with an HTML page', 'https://loads.example', { headers: headers() })],
   ])('%s is a kind of its own in the one tree, with the request id, and not a ConnectionError (so never retried as one)', (name, error) => {
     expect(error).toBeInstanceOf(LoadfeedError);
     expect(error).not.toBeInstanceOf(ConnectionError);

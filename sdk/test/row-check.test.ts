@@ -54,7 +54,7 @@ describe('rows are checked against the contract before upsert', () => {
   it('rows older than the request\'s updatedSince are refused: the server ignores updatedSince', async () => {
     const server = await startHostileServer((request, response) => {
       const since = queryOf(request.url!).get('updatedSince');
-      sendJson(response, 200, pageOf([contractRow(1)], { hasMore: since === null }));
+      sendJson(response, 200, pageOf([contractRow(1)], { pageSize: 1, totalCount: 2, hasMore: since === null }));
     });
     const { error, upserted } = await syncAgainst(server.baseUrl);
     expect(error).toBeInstanceOf(ContractError);

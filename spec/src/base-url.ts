@@ -44,7 +44,7 @@ export async function probeBaseUrl(baseUrl: string, options: ProbeOptions = {}):
 
   if (first.kind === 'unreachable') {
     const other = `${url.protocol === 'https:' ? 'http' : 'https'}://${base.slice(url.protocol.length + 2)}`;
-    const speaksTheOther = url.protocol === 'https:' ? PLAIN_HTTP_HERE.test(first.cause) : CLOSED_ON_PLAIN_REQUEST.test(first.cause);
+    const speaksTheOther = mayBeTheOtherProtocol(base, first.cause);
     if (speaksTheOther) {
       const second = await ask(other, options);
       if (second.kind === 'document' || (url.protocol === 'http:' && second.kind === 'unreachable' && TLS_SPOKEN_HERE.test(second.cause))) {
@@ -74,6 +74,14 @@ export async function probeBaseUrl(baseUrl: string, options: ProbeOptions = {}):
     }
   }
   return { ok: false, problem: `${seen}: is this the base URL of a Customer Data API deployment? (${OPENAPI_PATH} is added to it)`, conclusive: !first.json };
+}
+
+/**
+ * Whether a request to `baseUrl` that failed before any response, with `cause` (the socket's or TLS's
+ * words), may have met a server speaking the other protocol: then probeBaseUrl can tell which to use.
+ */
+export function mayBeTheOtherProtocol(baseUrl: string, cause: string): boolean {
+  return new URL(baseUrl).protocol === 'https:' ? PLAIN_HTTP_HERE.test(cause) : CLOSED_ON_PLAIN_REQUEST.test(cause);
 }
 
 /** The one line a command prints for a verdict that is not ok. */
@@ -116,5 +124,6 @@ function causeOf(error: unknown): string {
     parts.push(typeof code === 'string' && !current.message.includes(code) ? `${current.message} (${code})` : current.message);
   }
   const inner = parts.filter((part) => part !== 'fetch failed');
-  return inner.at(-1) ?? parts[0] ?? String(error);
+  // TLS libraries print several lines (OpenSSL's reason, then its code): one line keeps the fix after it in view.
+  return (inner.at(-1) ?? parts[0] ?? String(error)).replace(/\s+/g, ' ').trim();
 }

@@ -1,6 +1,6 @@
 // npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS, BENCH_FIRST_COPY_ROWS;
-// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, hostile, destinations).
+// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, verify, hostile, destinations).
 import { cpu } from './cpu.js';
 import { destinationCost } from './destinations.js';
 import { firstCopy } from './first-copy.js';
@@ -8,19 +8,21 @@ import { bundleBytes, footprint } from './footprint.js';
 import { hostile } from './hostile.js';
 import { memory } from './memory.js';
 import { throughput } from './throughput.js';
+import { verifyAgainstSync } from './verify.js';
 
 const PAGE_SIZE = 100;
 const LIMIT_PER_MINUTE = 10;
 const rows = Number(process.env.BENCH_ROWS ?? 100_000);
 const memoryRows = Number(process.env.BENCH_MEMORY_ROWS ?? 1_000_000);
 const cpuRows = Number(process.env.BENCH_CPU_ROWS ?? 50_000);
+const verifyRows = Number(process.env.BENCH_VERIFY_ROWS ?? 200_000);
 
 const fixed = (value: number, digits = 3) => value.toFixed(digits);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 if (!(globalThis as { gc?: unknown }).gc) throw new Error('run with node --expose-gc (npm run bench does)');
 
-const parts = new Set((process.env.BENCH_PARTS ?? 'import,cpu,throughput,first-copy,memory,hostile,destinations').split(',').map((part) => part.trim()));
+const parts = new Set((process.env.BENCH_PARTS ?? 'import,cpu,throughput,first-copy,memory,verify,hostile,destinations').split(',').map((part) => part.trim()));
 
 console.log(`@loadfeed/sdk benchmark — simulated time, mock API at ${LIMIT_PER_MINUTE} requests/min, pageSize ${PAGE_SIZE}\n`);
 
@@ -82,6 +84,17 @@ if (parts.has('memory')) {
   console.log(
     `memory, sync of ${mem.rows} rows: peak heap ${fixed(mem.peakAboveBaselineMb, 1)} MB above a ${fixed(mem.baselineMb, 0)} MB baseline ` +
       `(after GC: ${fixed(mem.retainedAboveBaselineMb, 1)} MB) (target < 50 MB: ${verdict(mem.peakAboveBaselineMb < 50)})`,
+  );
+}
+
+if (parts.has('verify')) {
+  const small = await verifyAgainstSync(Math.round(verifyRows / 4));
+  const large = await verifyAgainstSync(verifyRows);
+  const bytesPerRow = ((large.retainedMb - small.retainedMb) * 1024 * 1024) / (large.rows - small.rows);
+  console.log(
+    `verify of a SQLite copy of ${large.rows} rows: ${fixed(large.verifyMs, 0)} ms vs its first sync ${fixed(large.syncMs, 0)} ms -> ratio ${fixed(large.verifyMs / large.syncMs)} ` +
+      `(target <= 2: ${verdict(large.verifyMs / large.syncMs <= 2)}); kept while reading: ${fixed(small.retainedMb, 1)} MB at ${small.rows} rows, ${fixed(large.retainedMb, 1)} MB at ${large.rows} ` +
+      `-> ${fixed(bytesPerRow, 0)} bytes a row (${fixed((bytesPerRow * 1_500_000) / 1024 / 1024, 0)} MB more at 1.5M; target <= 200 MB: ${verdict(large.retainedMb + (bytesPerRow * (1_500_000 - large.rows)) / 1024 / 1024 <= 200)}); complete: ${small.complete && large.complete}`,
   );
 }
 

@@ -5,6 +5,7 @@ import {
   AbortError,
   AuthenticationError,
   BadRequestError,
+  BaseUrlError,
   ConnectionError,
   ContractError,
   LoadfeedError,
@@ -13,6 +14,7 @@ import {
   TimeoutError,
 } from '../errors.js';
 import { DESTINATION_KINDS } from '../destinations.js';
+import { PageContractError } from '../page-contract.js';
 import { ENV_API_KEY, EXIT_CODES } from './command.js';
 
 /** Anything shaped like an API key, however a message quotes it. */
@@ -41,6 +43,16 @@ export function describeFailure(error: unknown): Failure {
   }
   if (error instanceof ServerError) return failure(withRequestId(`the server failed (${error.message}) after every retry`, error.requestId));
   if (error instanceof TimeoutError || error instanceof ConnectionError) return failure(`cannot reach the API: ${error.message}`);
+  // The client found the base URL to be the mistake (base-url-check.ts); the flag is what a user changes here.
+  if (error instanceof BaseUrlError) {
+    return failure(`the base URL is wrong: ${error.problem}${error.suggestion === undefined ? '' : `; use --base-url ${error.suggestion}`}`);
+  }
+  if (error instanceof PageContractError) {
+    const [first] = error.violations;
+    return failure(
+      withRequestId(`the deployment broke the contract in its answer to ${error.request}${first ? ` at ${first.path}: ${first.message}` : ''}; nothing of that answer was written, and the cursor did not move`, error.requestId),
+    );
+  }
   if (error instanceof ContractError) {
     const [first] = error.violations;
     return failure(`the server's response breaks the contract${first ? ` at ${first.path}: ${first.message}` : ''}`);

@@ -1,6 +1,5 @@
 // The command table of `loadfeed` and the one place where a failure becomes a line and an exit code.
-import { CliError, writeLine } from '@loadfeed/spec/cli';
-import { baseUrlMistake } from './base-url-probe.js';
+import { writeLine } from '@loadfeed/spec/cli';
 import { EXIT_CODE_HELP, EXIT_CODES, UsageError, type CliContext, type Command } from './command.js';
 import { describeFailure } from './failure.js';
 import { listCommand } from './list.js';
@@ -34,8 +33,7 @@ export async function runCli(args: string[], context: CliContext): Promise<numbe
     await command.run(rest, context);
     return EXIT_CODES.ok;
   } catch (error) {
-    const mistake = await baseUrlMistake(error, rest, context.env);
-    const failure = mistake === undefined ? describeFailure(error) : describeFailure(new CliError(mistake));
+    const failure = describeFailure(error);
     writeLine(context.stderr, `loadfeed: ${failure.message}`);
     return failure.exitCode;
   }

@@ -1,4 +1,4 @@
-// `loadfeed verify`: is my copy complete? Walks the feed at the fewest requests, compares every field with
+// `loadfeed verify`: is my copy complete? Walks the feed by the plain key walk, compares every field with
 // the copy as of its cursor, and says how many rows are missing, differ, or sit in the copy unexplained;
 // exit 0 when the copy is complete, 4 when it is not, so that cron or CI can run it nightly.
 import { CliError, writeLine } from '@loadfeed/spec/cli';
@@ -32,7 +32,7 @@ function describeReport(report: VerifyReport): string[] {
       report.samples.differing.map(({ loadNumber, fields }) => `${loadNumber} (${fields.join(', ')})`),
       report.differing,
     )}`,
-    `  changed after the cursor (next sync): ${report.newer}${list(report.samples.newer, report.newer)}`,
+    `  at or after the cursor (next sync):   ${report.newer}${list(report.samples.newer, report.newer)}`,
     `  in the copy, aged out of the window:  ${report.agedOut}${list(report.samples.agedOut, report.agedOut)}`,
     `  in the copy, not served otherwise:    ${report.extra}${list(report.samples.extra, report.extra)}`,
     report.complete ? 'the copy is complete' : 'the copy is NOT complete',
@@ -44,10 +44,11 @@ export const verifyCommand: Command = {
   summary: 'Check that a copy holds every load the API serves, every field equal',
   help: `Usage: loadfeed verify ${COPY_USAGE} [options]
 
-Walks the whole feed (at the fewest requests the deployment allows) and compares every field of every
-row with the copy \`loadfeed sync\` keeps, as of the copy's cursor. It counts the rows missing from the
-copy and the rows that differ (date-times compare as instants, decimals by value). Rows changed after
-the cursor are the next sync's, not faults. Rows in the copy the feed no longer serves are counted apart:
+Walks the whole feed by the plain key walk (not the sync's walk, so a fault in one is caught by the
+other) and compares every field of every row with the copy \`loadfeed sync\` keeps, as of the copy's
+cursor. It counts the rows before the cursor's instant missing from the copy and the rows that differ
+(date-times compare as instants, decimals by value). Rows at the cursor's instant or after it are the
+next sync's, not faults. Rows in the copy the feed no longer serves are counted apart:
 aged out of the 12-month window (by the copy's pickup date) is normal; any other is a fault. The copy is
 only read.
 

@@ -100,7 +100,8 @@ ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor
     // The cursor of this table under any key it was saved by (an earlier release keyed it by --table as given).
     loadCursor: `SELECT to_char(max(cursor) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS cursor FROM ${names.cursor} WHERE feed = ANY ($1::text[])`,
     readRows: `SELECT ${LOAD_COLUMNS.map(asApiValue).join(', ')} FROM ${names.loads} WHERE load_number = ANY ($1::text[])`,
-    loadNumbers: `SELECT load_number FROM ${names.loads} WHERE $1::text IS NULL OR load_number > $1::text ORDER BY load_number LIMIT $2::int`,
+    // From '' (before every loadNumber): one range of the key's index a batch.
+    loadNumbers: `SELECT load_number FROM ${names.loads} WHERE load_number > $1::text ORDER BY load_number LIMIT $2::int`,
     // One lock per copy, whatever the session's search_path: the key is the table's resolved schema.table.
     lock: `SELECT pg_try_advisory_lock(hashtextextended('loadfeed sync ' || $1::text, 0)) AS locked`,
   };
@@ -143,7 +144,7 @@ export async function openPostgresDestination(options: PostgresDestinationOption
       return (await db.query<LoadRow>(sql.readRows, [loadNumbers])).rows;
     },
     async *loadNumbers() {
-      let after: string | null = null;
+      let after = '';
       for (;;) {
         const batch: string[] = (await db.query<{ load_number: string }>(sql.loadNumbers, [after, BATCH])).rows.map((row) => row.load_number);
         if (batch.length > 0) yield batch;

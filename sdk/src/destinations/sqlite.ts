@@ -64,7 +64,9 @@ const COLUMNS = `SELECT name, type, pk FROM pragma_table_info(?)`;
 
 const READ_ROWS = `SELECT ${LOAD_FIELDS.map(quote).join(', ')} FROM loads WHERE "loadNumber" IN (SELECT value FROM json_each(?))`;
 
-const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE ? IS NULL OR "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
+// From '' (before every loadNumber, none is empty): one range of the key's index a batch, where an
+// `? IS NULL OR` form made SQLite scan from the start for every batch.
+const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
 
 const BATCH = 1000;
 
@@ -159,9 +161,9 @@ function copyIn(db: SqliteDatabase, lock: FileLock | undefined): CopyDestination
       return readRows.all(JSON.stringify(wanted)) as LoadRow[];
     },
     async *loadNumbers() {
-      let after: string | null = null;
+      let after = '';
       for (;;) {
-        const batch: string[] = (loadNumbers.all(after, after, BATCH) as { loadNumber: string }[]).map((row) => row.loadNumber);
+        const batch: string[] = (loadNumbers.all(after, BATCH) as { loadNumber: string }[]).map((row) => row.loadNumber);
         if (batch.length > 0) yield batch;
         if (batch.length < BATCH) return;
         after = batch.at(-1)!;

@@ -53,6 +53,12 @@ describe('a wrong base URL', () => {
     expect(requests).toHaveLength(3);
   });
 
+  it('loadfeed list against https on a plain-HTTP server keeps the whole hint on its one line, the fix included', async () => {
+    const result = await runCli(['list', '--base-url', deployment.replace('http:', 'https:')], { LOADFEED_API_KEY: KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(/^loadfeed: the base URL is wrong: https:\/\/127\.0\.0\.1:\d+ speaks plain HTTP, not HTTPS \(.+\); use --base-url http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
   it('a right base URL is left alone: the command runs as before', async () => {
     const result = await runCli(['list', '--json'], { LOADFEED_BASE_URL: deployment, LOADFEED_API_KEY: KEY });
     expect(result.stderr).toBe('');

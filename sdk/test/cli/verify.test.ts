@@ -76,7 +76,9 @@ describe.each([...DESTINATIONS, postgresDestination(() => withoutPassword(custom
 describe('loadfeed verify, as a person reads it', () => {
   it('prints the counts with the first loadNumbers of each kind, and says whether the copy is complete', async () => {
     const customer = await kit.customer();
-    await kit.server.importLoads(customer.code, Array.from({ length: 15 }, (_, index) => loadInput(index + 1)));
+    // Two writes: the rows removed below sit before the cursor's instant (the second write's), so they are owed.
+    await kit.server.importLoads(customer.code, Array.from({ length: 12 }, (_, index) => loadInput(index + 1)));
+    await kit.server.importLoads(customer.code, Array.from({ length: 3 }, (_, index) => loadInput(index + 13)));
     const env = { LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key };
     const destination = DESTINATIONS[0]!;
     const file = join(scratch.path, `person-${customer.code}`);
