@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, memoryCursorStore, syncLoads, type LoadRow, type SyncProgress, type SyncStrategy } from '../src/index.js';
-import { PAGE_SIZE_CEILING } from '@loadfeed/spec';
+import { DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING, RATE_WINDOW_MS } from '@loadfeed/spec';
 import { createCopy, loadInput, loadInputs, mockSetup } from './helpers.js';
 
 const HOUR_MS = 3_600_000;
@@ -113,14 +113,15 @@ describe('syncLoads', () => {
     const reports: SyncProgress[] = [];
     const summary = await syncLoads({ client, upsert: () => {}, pageSize: 5, onProgress: (progress) => reports.push(progress) });
     const first = reports[0]!;
-    expect(first).toMatchObject({ pages: 1, rows: 5, totalCount: 95, requests: 1, quotaRemaining: 9 });
-    // The eta counts 4 new rows a request, as the key walk brings (it re-reads its anchor): 24 requests, 10
-    // a minute, so the last would go out two minutes in.
-    expect(first.eta).toBe(start + 120_000);
+    expect(first).toMatchObject({ pages: 1, rows: 5, totalCount: 95, requests: 1, quotaRemaining: DEFAULT_RATE_LIMIT - 1 });
+    // The eta counts 4 new rows a request, as the key walk brings (it re-reads its anchor): 24 requests at
+    // the default limit, so the last would go out two windows in.
+    const twoWindows = Math.floor(23 / DEFAULT_RATE_LIMIT) * RATE_WINDOW_MS;
+    expect(first.eta).toBe(start + twoWindows);
     expect(reports.at(-1)).toMatchObject({ rows: 95, totalCount: 95 });
     // The mock says how far its feed is settled, so once page numbers take fewer requests than keys the
-    // walk goes on by number, with a check first and every 5 pages: 23 requests, the last two minutes in.
-    expect(summary).toEqual({ pages: 23, rows: 95, requests: 23, quotaWaitMs: 120_000, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5 });
+    // walk goes on by number, with a check first and every 5 pages: 23 requests, the last two windows in.
+    expect(summary).toEqual({ pages: 23, rows: 95, requests: 23, quotaWaitMs: twoWindows, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5 });
   });
 
   it('says before each wait how long and why, and the summary says how long it waited for the rate limit and for retries', async () => {
