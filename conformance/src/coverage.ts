@@ -1,5 +1,6 @@
 // Requirement coverage: SPEC.md's rules (§1–§8) and the checks that verify each, so that a reader of the
 // summary sees what the run verified and what it did not. Policy as data: a rule names its checks by title.
+import { RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import type { CheckEnd } from './completeness.js';
 
 export interface Rule {
@@ -40,7 +41,7 @@ export const RULES: readonly Rule[] = [
   { section: '§7', rule: 'invalid query parameters get 400 with details', checks: /gets 400 with details/ },
   { section: '§7', rule: 'past the rate limit: 429 with Retry-After, admitted again after it', checks: /going past the limit|after waiting Retry-After/ },
   { section: '§8', rule: 'X-RateLimit-Limit, -Remaining, -Reset on 200, 400 and 429', checks: /are integers on every 200 and 400|400 responses carry X-RateLimit|going past the limit/ },
-  { section: '§8', rule: 'a per-key limit per rolling minute: Limit at least 1 and constant, Remaining falls by one, Reset within 60 s', checks: /X-RateLimit-Limit is the same|X-RateLimit-Limit is at least 1|Remaining falls by one|Reset lies within/ },
+  { section: '§8', rule: `a per-key limit per rolling minute: Limit at least 1 and constant, Remaining falls by one, Reset within ${RATE_WINDOW_SECONDS} s`, checks: /X-RateLimit-Limit is the same|X-RateLimit-Limit is at least 1|Remaining falls by one|Reset lies within/ },
 ];
 
 export type Verdict = 'verified' | 'failed' | 'partly verified' | 'not verified' | 'not observable';

@@ -23,7 +23,7 @@ export interface MockApiOptions {
   baseUrl?: string;
   /** Accepted keys, each with an optional own limit (default: MOCK_API_KEY alone). */
   keys?: Record<string, { rateLimit?: number }>;
-  /** The limit of keys without their own (default 10 a minute, as SPEC §8). */
+  /** The limit of keys without their own (default DEFAULT_RATE_LIMIT a minute, as SPEC §8). */
   rateLimitPerMinute?: number;
   /** The server's maximum page size; larger requests clamp to it (default 100). */
   maxPageSize?: number;
