@@ -146,8 +146,8 @@ describe('syncLoads', () => {
     expect(summary.rows).toBe(100);
     expect(told.map(({ kind, reason }) => `${kind}: ${reason}`)).toEqual([
       'retry: status 503',
-      "quota: the key's 10 requests a minute are spent",
-      "quota: the key's 10 requests a minute are spent",
+      `quota: the key's ${DEFAULT_RATE_LIMIT} requests a minute are spent`,
+      `quota: the key's ${DEFAULT_RATE_LIMIT} requests a minute are spent`,
     ]);
     // Told at the start of each wait, not after it.
     for (const wait of told) expect(wait.until - wait.toldAt).toBe(wait.delayMs);
