@@ -1,7 +1,7 @@
 // The request budget: a key may allow 10 requests a minute, so the kit plans its run from
 // X-RateLimit-Limit, paces every request from the latest rate headers (only the exhaust check meets a 429),
 // and counts what the run spent.
-import { integerHeaderValue, RATE_LIMIT_HEADERS, RATE_WINDOW_MS, RETRY_AFTER_HEADER } from '@loadfeed/spec';
+import { integerHeaderValue, RATE_LIMIT_HEADERS, RATE_WINDOW_MS, RATE_WINDOW_SECONDS, RETRY_AFTER_HEADER } from '@loadfeed/spec';
 import type { Exchange } from './evidence.js';
 import type { KeyLabel } from './options.js';
 
@@ -12,7 +12,6 @@ export const EXHAUST_NOTE = 'exhaust';
 
 /** A margin after the announced reset, so the window has really moved on when the kit sends again. */
 const RESET_MARGIN_MS = 250;
-const WINDOW_SECONDS = RATE_WINDOW_MS / 1000;
 /** No wait is ever longer than a rolling window and a second of clock rounding. */
 export const LONGEST_WAIT_MS = RATE_WINDOW_MS + 1000;
 
@@ -48,8 +47,8 @@ export function rateHeaderNonsense(exchange: Exchange): string | undefined {
   if (headers.limit < 1) return `${LIMIT}: ${headers.limit} is a limit that admits no request, yet the request got ${exchange.status}`;
   if (headers.remaining > headers.limit) return `${REMAINING}: ${headers.remaining} is more than ${LIMIT}: ${headers.limit}`;
   const ahead = headers.reset - serverTime(exchange) / 1000;
-  if (ahead < -1 || ahead > WINDOW_SECONDS + 1) {
-    return `${RESET}: ${headers.reset} is ${Math.round(ahead)} s from the response's time, not within the next ${WINDOW_SECONDS} s`;
+  if (ahead < -1 || ahead > RATE_WINDOW_SECONDS + 1) {
+    return `${RESET}: ${headers.reset} is ${Math.round(ahead)} s from the response's time, not within the next ${RATE_WINDOW_SECONDS} s`;
   }
   return undefined;
 }

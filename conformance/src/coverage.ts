@@ -1,5 +1,6 @@
 // Requirement coverage: SPEC.md's rules (§1–§8) and the checks that verify each, so that a reader of the
 // summary sees what the run verified and what it did not. Policy as data: a rule names its checks by title.
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import type { CheckEnd } from './completeness.js';
 
 export interface Rule {
@@ -28,7 +29,7 @@ export const RULES: readonly Rule[] = [
   { section: '§3', rule: 'status is one of the closed list', checks: /exactly the page envelope and conforming loads/ },
   { section: '§4', rule: 'listLoads at GET /api/v1/loads with its query parameters', checks: /listLoads at GET/ },
   { section: '§4', rule: 'order: ascending (updatedAt, internal id), stable page boundaries', checks: /ascending updatedAt|same boundary|same order at every page size/ },
-  { section: '§4', rule: 'page and pageSize: defaults 1 and 100, minimum 1, integers, clamped and echoed', checks: /without page and pageSize|clamps to it|\(page=0\)|\(pageSize=0\)|not an integer/ },
+  { section: '§4', rule: `page and pageSize: defaults ${DEFAULT_PAGE} and ${DEFAULT_PAGE_SIZE}, minimum 1, integers, clamped and echoed`, checks: /without page and pageSize|clamps to it|\(page=0\)|\(pageSize=0\)|not an integer/ },
   { section: '§4', rule: 'a walk of the pages returns every row once; the page past the end is empty', checks: /no loadNumber twice|page after the last one/ },
   { section: '§4', rule: 'updatedSince: >= (inclusive), a date or a date-time, 400 when unparseable', checks: /updatedSince|a delta returns only/ },
   { section: '§4', rule: 'status: from the closed list, repeatable, OR-combined', checks: /a status filter returns|OR-combined|status outside the closed list/ },
@@ -40,7 +41,7 @@ export const RULES: readonly Rule[] = [
   { section: '§7', rule: 'invalid query parameters get 400 with details', checks: /gets 400 with details/ },
   { section: '§7', rule: 'past the rate limit: 429 with Retry-After, admitted again after it', checks: /going past the limit|after waiting Retry-After/ },
   { section: '§8', rule: 'X-RateLimit-Limit, -Remaining, -Reset on 200, 400 and 429', checks: /are integers on every 200 and 400|400 responses carry X-RateLimit|going past the limit/ },
-  { section: '§8', rule: 'a per-key limit per rolling minute: Limit at least 1 and constant, Remaining falls by one, Reset within 60 s', checks: /X-RateLimit-Limit is the same|X-RateLimit-Limit is at least 1|Remaining falls by one|Reset lies within/ },
+  { section: '§8', rule: `a per-key limit per rolling minute: Limit at least 1 and constant, Remaining falls by one, Reset within ${RATE_WINDOW_SECONDS} s`, checks: /X-RateLimit-Limit is the same|X-RateLimit-Limit is at least 1|Remaining falls by one|Reset lies within/ },
 ];
 
 export type Verdict = 'verified' | 'failed' | 'partly verified' | 'not verified' | 'not observable';

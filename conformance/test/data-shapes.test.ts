@@ -1,7 +1,8 @@
-// The data deployments really have, each behind a key of SPEC §8's default 10 requests a minute: one bulk
+// The data deployments really have, each behind a key of SPEC §8's default limit (DEFAULT_RATE_LIMIT): one bulk
 // load whose rows all share one updatedAt, a few rows, and tens of thousands of rows spread over months.
 // Every required check must run on each (none skipped for want of data or budget) and pass, within 60
 // requests for a full run, the exhaust check included, and without a 429 outside it.
+import { DEFAULT_RATE_LIMIT } from '@loadfeed/spec';
 import { startTestServer, type TestServer } from '@loadfeed/server/testing';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { restamp, tiedGroups } from './support/stamps.js';
 import { runKit, type KitRun } from './support/run-kit.js';
 
 const database = useTestDatabase();
-const LIMIT = 10;
+const LIMIT = DEFAULT_RATE_LIMIT;
 const FULL_RUN_REQUESTS_MAX = 60;
 const DAY_MS = 86_400_000;
 const OTHER = 'OTHER';
@@ -52,7 +53,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(SHAPES)('$customer: $note, a key of 10 a minute, a full run', ({ customer }) => {
+describe.each(SHAPES)(`$customer: $note, a key of ${DEFAULT_RATE_LIMIT} a minute, a full run`, ({ customer }) => {
   it('runs every required check, skipping none for data or budget, and every one passes (exit 0)', () => {
     const { run } = runs.get(customer)!;
     const required = run.checks.filter((check) => check.level === 'required');

@@ -1,5 +1,5 @@
 // The mock answers like SPEC.md and DECISIONS.md say the API does; every response passes the contract check.
-import { type LoadPage, type ValidationErrorBody } from '@loadfeed/spec';
+import { RATE_WINDOW_MS, RATE_WINDOW_SECONDS, type LoadPage, type ValidationErrorBody } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
 import { describe, expect, it } from 'vitest';
 import { MOCK_API_KEY, createMockApi, createSimulatedClock } from '../src/mock/index.js';
@@ -92,16 +92,16 @@ describe('the mock API', () => {
     }
   });
 
-  it('counts requests in a rolling 60 s window; a refusal is a 429 with Retry-After and is not counted', async () => {
+  it(`counts requests in a rolling ${RATE_WINDOW_SECONDS} s window; a refusal is a 429 with Retry-After and is not counted`, async () => {
     const { clock, get } = setup({ rateLimitPerMinute: 2 });
     expect((await get('')).headers.get('x-ratelimit-remaining')).toBe('1');
     await clock.advance(20_500);
     expect((await get('')).headers.get('x-ratelimit-remaining')).toBe('0');
     const refused = await get('');
     expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe('40');
-    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(Math.ceil((clock.now() - 20_500 + 60_000) / 1000)));
-    await clock.advance(39_500);
+    expect(refused.headers.get('retry-after')).toBe(String(Math.ceil((RATE_WINDOW_MS - 20_500) / 1000)));
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(Math.ceil((clock.now() - 20_500 + RATE_WINDOW_MS) / 1000)));
+    await clock.advance(RATE_WINDOW_MS - 20_500);
     expect((await get('')).status).toBe(200);
   });
 

@@ -1,3 +1,4 @@
+import { DEFAULT_RATE_LIMIT, RATE_WINDOW_MS } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, createClient, syncLoads } from '../src/index.js';
 import { MOCK_API_KEY, createSimulatedClock } from '../src/mock/index.js';
@@ -5,7 +6,7 @@ import { createPacer, withPacing } from '../src/pacing.js';
 import type { WaitEvent } from '../src/transport.js';
 import { createCopy, loadInputs, mockSetup } from './helpers.js';
 
-/** Times (ms after the first) at which each request left, for a full sync of `rows` rows at 10 a minute. */
+/** Times (ms after the first) at which each request left, for a full sync of `rows` rows at the default limit. */
 async function syncTimes(rows: number, serverClockOffsetMs = 0) {
   const { mock, clock } = mockSetup({ mock: { serverClockOffsetMs } });
   for (const input of loadInputs(rows)) mock.upsert([input]);
@@ -29,28 +30,28 @@ describe('pacing from the rate-limit headers', () => {
   it("a sync that is its key's only user never sees a 429, and spends no more than the window demands", async () => {
     const { times, rateLimited, summary } = await syncTimes(250);
     expect(rateLimited).toBe(0);
-    // 10 requests in each 60-second window: request n leaves at floor(n / 10) minutes.
-    expect(times).toEqual(times.map((_, index) => Math.floor(index / 10) * 60_000));
-    expect(summary.quotaWaitMs).toBe(Math.floor((times.length - 1) / 10) * 60_000);
+    // The limit's requests in each window: request n leaves at floor(n / limit) windows.
+    expect(times).toEqual(times.map((_, index) => Math.floor(index / DEFAULT_RATE_LIMIT) * RATE_WINDOW_MS));
+    expect(summary.quotaWaitMs).toBe(Math.floor((times.length - 1) / DEFAULT_RATE_LIMIT) * RATE_WINDOW_MS);
   });
 
   it('after Remaining: 0 the next request waits until Reset, not longer', async () => {
     const { times } = await syncTimes(120);
-    expect(times[10]).toBe(60_000);
+    expect(times[DEFAULT_RATE_LIMIT]).toBe(RATE_WINDOW_MS);
   });
 
   it("a server clock 45.25 s behind ours is corrected from the Date header: no 429, at most a second's extra wait", async () => {
     const { times, rateLimited } = await syncTimes(120, -45_250);
     expect(rateLimited).toBe(0);
-    expect(times[10]).toBeGreaterThanOrEqual(60_000);
-    expect(times[10]).toBeLessThanOrEqual(61_000);
+    expect(times[DEFAULT_RATE_LIMIT]).toBeGreaterThanOrEqual(RATE_WINDOW_MS);
+    expect(times[DEFAULT_RATE_LIMIT]).toBeLessThanOrEqual(RATE_WINDOW_MS + 1_000);
   });
 
   it("a server clock 90.6 s ahead of ours is corrected too: the wait is the window's, not 90 s longer", async () => {
     const { times, rateLimited } = await syncTimes(120, 90_600);
     expect(rateLimited).toBe(0);
-    expect(times[10]).toBeGreaterThanOrEqual(60_000);
-    expect(times[10]).toBeLessThanOrEqual(61_000);
+    expect(times[DEFAULT_RATE_LIMIT]).toBeGreaterThanOrEqual(RATE_WINDOW_MS);
+    expect(times[DEFAULT_RATE_LIMIT]).toBeLessThanOrEqual(RATE_WINDOW_MS + 1_000);
   });
 
   it('the quota snapshot shows the remaining requests and when the next may go', async () => {
@@ -58,7 +59,7 @@ describe('pacing from the rate-limit headers', () => {
     await client.listLoads();
     expect(client.quota()).toMatchObject({ limit: 2, remaining: 1, nextRequestAt: clock.now() });
     await client.listLoads();
-    expect(client.quota()).toMatchObject({ limit: 2, remaining: 0, nextRequestAt: clock.now() + 60_000 });
+    expect(client.quota()).toMatchObject({ limit: 2, remaining: 0, nextRequestAt: clock.now() + RATE_WINDOW_MS });
     expect(mock.stats.rateLimited).toBe(0);
   });
 

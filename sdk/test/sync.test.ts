@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, memoryCursorStore, syncLoads, type LoadRow, type SyncProgress, type SyncStrategy } from '../src/index.js';
-import { PAGE_SIZE_CEILING } from '@loadfeed/spec';
+import { DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING, RATE_WINDOW_MS } from '@loadfeed/spec';
 import { createCopy, loadInput, loadInputs, mockSetup } from './helpers.js';
 
 const HOUR_MS = 3_600_000;
@@ -113,14 +113,15 @@ describe('syncLoads', () => {
     const reports: SyncProgress[] = [];
     const summary = await syncLoads({ client, upsert: () => {}, pageSize: 5, onProgress: (progress) => reports.push(progress) });
     const first = reports[0]!;
-    expect(first).toMatchObject({ pages: 1, rows: 5, totalCount: 95, requests: 1, quotaRemaining: 9 });
-    // The eta counts 4 new rows a request, as the key walk brings (it re-reads its anchor): 24 requests, 10
-    // a minute, so the last would go out two minutes in.
-    expect(first.eta).toBe(start + 120_000);
+    expect(first).toMatchObject({ pages: 1, rows: 5, totalCount: 95, requests: 1, quotaRemaining: DEFAULT_RATE_LIMIT - 1 });
+    // The eta counts 4 new rows a request, as the key walk brings (it re-reads its anchor): 24 requests at
+    // the default limit, so the last would go out two windows in.
+    const twoWindows = Math.floor(23 / DEFAULT_RATE_LIMIT) * RATE_WINDOW_MS;
+    expect(first.eta).toBe(start + twoWindows);
     expect(reports.at(-1)).toMatchObject({ rows: 95, totalCount: 95 });
     // The mock says how far its feed is settled, so once page numbers take fewer requests than keys the
-    // walk goes on by number, with a check first and every 5 pages: 23 requests, the last two minutes in.
-    expect(summary).toEqual({ pages: 23, rows: 95, requests: 23, quotaWaitMs: 120_000, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5 });
+    // walk goes on by number, with a check first and every 5 pages: 23 requests, the last two windows in.
+    expect(summary).toEqual({ pages: 23, rows: 95, requests: 23, quotaWaitMs: twoWindows, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5 });
   });
 
   it('says before each wait how long and why, and the summary says how long it waited for the rate limit and for retries', async () => {
@@ -145,14 +146,15 @@ describe('syncLoads', () => {
     expect(summary.rows).toBe(100);
     expect(told.map(({ kind, reason }) => `${kind}: ${reason}`)).toEqual([
       'retry: status 503',
-      "quota: the key's 10 requests a minute are spent",
-      "quota: the key's 10 requests a minute are spent",
+      `quota: the key's ${DEFAULT_RATE_LIMIT} requests a minute are spent`,
+      `quota: the key's ${DEFAULT_RATE_LIMIT} requests a minute are spent`,
     ]);
     // Told at the start of each wait, not after it.
     for (const wait of told) expect(wait.until - wait.toldAt).toBe(wait.delayMs);
     expect(summary.retryWaitMs).toBe(told[0]!.delayMs);
     expect(summary.quotaWaitMs).toBe(told[1]!.delayMs + told[2]!.delayMs);
-    expect(summary.quotaWaitMs).toBeGreaterThan(100_000);
+    // Two waits for the window, each most of one.
+    expect(summary.quotaWaitMs).toBeGreaterThan(2 * RATE_WINDOW_MS - 20_000);
   });
 
   it('reports the same totalCount all through a sweep of an unchanging dataset, tied groups included', async () => {

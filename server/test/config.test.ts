@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, standbyOptionsOf } from '../src/config.js';
@@ -25,8 +26,8 @@ describe('configuration from the environment', () => {
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
       databaseReplicaNames: undefined,
-      rateLimitPerMinute: 10,
-      maxPageSize: 100,
+      rateLimitPerMinute: DEFAULT_RATE_LIMIT,
+      maxPageSize: DEFAULT_MAX_PAGE_SIZE,
       corsOrigins: [],
       logLevel: 'info',
       dataDir: resolve('/srv', '.loadfeed'),
@@ -180,13 +181,13 @@ describe('configuration from the environment', () => {
   });
 
   it('names every bad value in one error, each with what it must be', () => {
-    const problems = problemsOf({ PORT: 'eighty', RATE_LIMIT_PER_MINUTE: '0', MAX_PAGE_SIZE: '1001', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
+    const problems = problemsOf({ PORT: 'eighty', RATE_LIMIT_PER_MINUTE: '0', MAX_PAGE_SIZE: String(PAGE_SIZE_CEILING + 1), LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
     expect(problems).toHaveLength(5);
     expect(problems).toEqual(
       expect.arrayContaining([
         'PORT must be a whole number from 0 to 65535 (got eighty)',
         'RATE_LIMIT_PER_MINUTE must be a whole number of at least 1 (got 0)',
-        'MAX_PAGE_SIZE must be a whole number from 1 to 1000 (got 1001)',
+        `MAX_PAGE_SIZE must be a whole number from 1 to ${PAGE_SIZE_CEILING} (got ${PAGE_SIZE_CEILING + 1})`,
         expect.stringMatching(/^LOG_LEVEL must be one of .* \(got loud\)$/),
         'DATABASE_URL must be a postgres:// or postgresql:// connection string',
       ]),

@@ -37,6 +37,7 @@ function headerKey(name) {
 /** The facts code reads from the document, as constants. */
 export function renderFactsModule(document) {
   const { schemas, parameters, headers } = document.components;
+  const rateLimit = document.info['x-rate-limit'];
   const load = schemas.Load;
   const fields = load.required;
   const facts = [
@@ -49,8 +50,13 @@ export function renderFactsModule(document) {
     ['DEFAULT_PAGE', 'The page a request without `page` gets.', parameters.page.schema.default],
     ['DEFAULT_PAGE_SIZE', 'The page size a request without `pageSize` gets.', parameters.pageSize.schema.default],
     ['PAGE_SIZE_CEILING', 'The largest page size any deployment may echo; a server\'s own maximum may be lower.', schemas.LoadPage.properties.pageSize.maximum],
+    ['DEFAULT_MAX_PAGE_SIZE', 'The reference server\'s maximum page size unless its operator sets another, and the mock\'s (DECISIONS.md).', parameters.pageSize.schema['x-reference-server-maximum']],
+    ['RATE_WINDOW_MS', 'The rate limit\'s rolling window, in milliseconds (SPEC §8).', rateLimit?.['window-seconds'] * 1000],
+    ['DEFAULT_RATE_LIMIT', 'A key\'s requests per window when it has no limit of its own (SPEC §8).', rateLimit?.['default-limit']],
     ['RESPONSE_HEADERS', 'The response headers the contract names (components.headers), by a key made from each name.', Object.fromEntries(Object.keys(headers).map((name) => [headerKey(name), name]))],
   ];
+  const missing = facts.filter(([, , value]) => value === undefined || Number.isNaN(value)).map(([name]) => name);
+  if (missing.length > 0) throw new Error(`openapi.yaml states no value for ${missing.join(', ')}`);
   const literal = (value) => (typeof value === 'object' ? `${JSON.stringify(value)} as const` : JSON.stringify(value));
   const lines = facts.map(([name, doc, value]) => `/** ${doc} */\nexport const ${name} = ${literal(value)};\n`);
   return `${moduleBanner}${lines.join('\n')}`;

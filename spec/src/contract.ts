@@ -47,7 +47,13 @@ export const DEFAULT_PAGE_SIZE: number = facts.DEFAULT_PAGE_SIZE;
 /** The largest page size any deployment may echo; a server's own maximum may be lower. */
 export const PAGE_SIZE_CEILING: number = facts.PAGE_SIZE_CEILING;
 /** The reference server's maximum page size unless its operator sets another, and the mock's (DECISIONS.md). */
-export const DEFAULT_MAX_PAGE_SIZE = 100;
+export const DEFAULT_MAX_PAGE_SIZE: number = facts.DEFAULT_MAX_PAGE_SIZE;
+/** The rate limit's rolling window, in milliseconds (SPEC §8). */
+export const RATE_WINDOW_MS: number = facts.RATE_WINDOW_MS;
+/** The rate window in whole seconds, as headers and `Retry-After` count it. */
+export const RATE_WINDOW_SECONDS: number = RATE_WINDOW_MS / 1000;
+/** A key's requests per window when it has no limit of its own (SPEC §8). */
+export const DEFAULT_RATE_LIMIT: number = facts.DEFAULT_RATE_LIMIT;
 
 /** The response headers the contract names, as it spells them (components.headers). */
 export const RESPONSE_HEADERS = facts.RESPONSE_HEADERS;
@@ -71,10 +77,6 @@ export function integerHeaderValue(value: string | null | undefined): number | u
 
 /** An API key's fixed live prefix, before its secret part (SPEC §5; DECISIONS.md, "Authentication"). */
 export const API_KEY_PREFIX = 'lf_live_';
-/** The rate limit's rolling window (SPEC §8). */
-export const RATE_WINDOW_MS = 60_000;
-/** A key's requests per window when it has no limit of its own (SPEC §8). */
-export const DEFAULT_RATE_LIMIT = 10;
 
 /** Every date-time in a response: UTC, exactly three fractional digits, `Z` (SPEC §2). */
 export const RESPONSE_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

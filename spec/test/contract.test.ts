@@ -3,13 +3,16 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import {
   DATE_TIME_LOAD_FIELDS,
+  DEFAULT_MAX_PAGE_SIZE,
   DEFAULT_PAGE,
   DEFAULT_PAGE_SIZE,
+  DEFAULT_RATE_LIMIT,
   LIST_LOADS_PARAMETERS,
   LOAD_FIELDS,
   LOAD_STATUSES,
   NULLABLE_LOAD_FIELDS,
   PAGE_SIZE_CEILING,
+  RATE_WINDOW_MS,
   integerHeaderValue,
 } from '../src/index.js';
 import { openApiDocument } from '../src/document.js';
@@ -36,7 +39,9 @@ describe('the OpenAPI document', () => {
       ['billingRefNumber', 'deliveryFrom', 'deliveryTo', 'page', 'pageSize', 'pickupFrom', 'pickupTo', 'poNumber', 'status', 'updatedSince'].sort(),
     );
     expect(openApiDocument.components.parameters.status).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } });
-    expect(openApiDocument.components.parameters.pageSize!.schema).toEqual({ type: 'integer', minimum: 1, default: 100 });
+    // A larger pageSize is valid and clamps (DECISIONS.md), so the parameter has no maximum.
+    expect(openApiDocument.components.parameters.pageSize!.schema).toMatchObject({ type: 'integer', minimum: 1, default: 100 });
+    expect(openApiDocument.components.parameters.pageSize!.schema).not.toHaveProperty('maximum');
   });
 });
 
@@ -62,6 +67,7 @@ describe('names and numbers derived from the document', () => {
       'Delivered', 'Claims', 'PenApp', 'Completed', 'OnHold', 'Cancelled',
     ]);
     expect([DEFAULT_PAGE, DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING]).toEqual([1, 100, 1000]);
+    expect([RATE_WINDOW_MS, DEFAULT_RATE_LIMIT, DEFAULT_MAX_PAGE_SIZE]).toEqual([60_000, 10, 100]);
   });
 });
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations; its output is what the test checks.
 import { documentModulePath, factsModulePath, generatedPath, loadCheckModulePath, readDocument, renderDocumentModule, renderFactsModule, renderLoadCheckModule, renderTypes } from '../scripts/generate.mjs';
-import { LOAD_STATUSES, RESPONSE_HEADERS } from '../src/index.js';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, LOAD_STATUSES, RATE_WINDOW_MS, RATE_WINDOW_SECONDS, RESPONSE_HEADERS } from '../src/index.js';
 
 describe('generated/schema.d.ts', () => {
   it('is what `npm run generate` makes from openapi.yaml today', async () => {
@@ -65,5 +65,17 @@ describe('the generated modules (src/generated)', () => {
     const document = await readDocument();
     expect(LOAD_STATUSES).toEqual(document.components.schemas.LoadStatus.enum);
     expect(Object.values(RESPONSE_HEADERS)).toEqual(Object.keys(document.components.headers));
+  });
+
+  it('take the rate window, the default limit and the reference server\'s maximum from the document\'s x- extensions', async () => {
+    const document = await readDocument();
+    expect(RATE_WINDOW_MS).toBe(document.info['x-rate-limit']['window-seconds'] * 1000);
+    expect(RATE_WINDOW_SECONDS).toBe(document.info['x-rate-limit']['window-seconds']);
+    expect(DEFAULT_RATE_LIMIT).toBe(document.info['x-rate-limit']['default-limit']);
+    expect(DEFAULT_MAX_PAGE_SIZE).toBe(document.components.parameters.pageSize.schema['x-reference-server-maximum']);
+    document.info['x-rate-limit']['window-seconds'] = 30;
+    expect(renderFactsModule(document)).toContain('export const RATE_WINDOW_MS = 30000;');
+    delete document.info['x-rate-limit'];
+    expect(() => renderFactsModule(document)).toThrow(/states no value for RATE_WINDOW_MS, DEFAULT_RATE_LIMIT/);
   });
 });

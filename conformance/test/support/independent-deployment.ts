@@ -8,15 +8,14 @@
 // - a date alone is that day in Chicago, and a date-time without an offset is read as UTC;
 // - every load carries a createdAt (SPEC §2 allows it); no X-Request-Id.
 // What SPEC.md states, it keeps: the envelope and the 23 fields, the order, clamping at 100, the filters,
-// the 12-month window, the rolling 60-second limit per key with its headers, 400 with details, 401, 429.
+// the 12-month window, the rolling window per key (RATE_WINDOW_MS) with its headers, 400 with details, 401, 429.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LIST_LOADS_PATH, LOAD_FIELDS, LOAD_STATUSES, OPENAPI_PATH, type Load } from '@loadfeed/spec';
+import { DEFAULT_PAGE_SIZE, LIST_LOADS_PATH, LOAD_FIELDS, LOAD_STATUSES, OPENAPI_PATH, RATE_WINDOW_MS, type Load } from '@loadfeed/spec';
 import { openApiDocument } from '@loadfeed/spec/document';
 import type { LoadInput } from '@loadfeed/server/testing';
 
 const MAX_PAGE_SIZE = 100;
-const WINDOW_MS = 60_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/;
 const DATE_FILTERS = ['pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo'] as const;
@@ -73,11 +72,11 @@ export async function startIndependentDeployment(customers: Record<string, { key
 
   /** Counts the request against the key's rolling window; the headers every admitted response carries, or undefined past the limit. */
   function admit(key: string, now: number): { headers: Record<string, string>; retryAfter?: number } {
-    const recent = (served.get(key) ?? []).filter((at) => at > now - WINDOW_MS);
+    const recent = (served.get(key) ?? []).filter((at) => at > now - RATE_WINDOW_MS);
     served.set(key, recent);
-    const resetAt = (oldest: number | undefined) => String(Math.ceil((oldest === undefined ? now : oldest + WINDOW_MS) / 1000));
+    const resetAt = (oldest: number | undefined) => String(Math.ceil((oldest === undefined ? now : oldest + RATE_WINDOW_MS) / 1000));
     if (recent.length >= rateLimit) {
-      const retryAfter = Math.max(1, Math.ceil((recent[0]! + WINDOW_MS - now) / 1000));
+      const retryAfter = Math.max(1, Math.ceil((recent[0]! + RATE_WINDOW_MS - now) / 1000));
       return { headers: { 'x-ratelimit-limit': String(rateLimit), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': resetAt(recent[0]) }, retryAfter };
     }
     recent.push(now);
@@ -102,7 +101,7 @@ export async function startIndependentDeployment(customers: Record<string, { key
       return Number(value);
     };
     const page = integer('page', 1);
-    const pageSize = Math.min(integer('pageSize', 100), MAX_PAGE_SIZE);
+    const pageSize = Math.min(integer('pageSize', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
     const statuses = url.searchParams.getAll('status').filter((value) => value !== '');
     for (const status of statuses) if (!(LOAD_STATUSES as readonly string[]).includes(status)) details.push(`status ${status} is not a load status`);
     const bounds: Record<string, number | undefined> = {};

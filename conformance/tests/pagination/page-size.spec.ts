@@ -9,7 +9,7 @@ required(`without page and pageSize the envelope echoes page ${DEFAULT_PAGE} and
     actual: `page ${page.page}, pageSize ${page.pageSize}`,
     exchanges: [exchange],
   });
-  verify(page.data.length === Math.min(DEFAULT_PAGE_SIZE, page.totalCount), 'the default page does not hold min(100, totalCount) rows', {
+  verify(page.data.length === Math.min(DEFAULT_PAGE_SIZE, page.totalCount), `the default page does not hold min(${DEFAULT_PAGE_SIZE}, totalCount) rows`, {
     expected: `${Math.min(DEFAULT_PAGE_SIZE, page.totalCount)} rows`,
     actual: `${page.data.length} rows`,
     exchanges: [exchange],

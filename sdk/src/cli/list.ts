@@ -1,5 +1,5 @@
 // `loadfeed list`: one page of your loads, as a table to read or as the API's JSON to pipe on.
-import { LOAD_STATUSES, type LoadStatus } from '@loadfeed/spec';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, LOAD_STATUSES, type LoadStatus } from '@loadfeed/spec';
 import { formatTable, writeLine } from '@loadfeed/spec/cli';
 import { createClient, type ListLoadsParams, type LoadRow, type Page } from '../client.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, connectionOf, parseFlags, positiveInteger, type Command } from './command.js';
@@ -51,8 +51,8 @@ Options:
   --updated-since <when>
                        Only loads changed at or after this date (YYYY-MM-DD) or date-time
                        (RFC 3339, e.g. 2026-01-31T08:00:00Z)
-  --page <n>           Which page (default 1)
-  --page-size <n>      Rows per page (default: the server's default, 100)
+  --page <n>           Which page (default ${DEFAULT_PAGE})
+  --page-size <n>      Rows per page (default: the server's default, ${DEFAULT_PAGE_SIZE})
   --json               Print the page as JSON: {data, page, pageSize, totalCount, hasMore}
 ${TIMEOUT_HELP}
 ${CONNECTION_HELP}`,

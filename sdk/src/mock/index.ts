@@ -23,9 +23,9 @@ export interface MockApiOptions {
   baseUrl?: string;
   /** Accepted keys, each with an optional own limit (default: MOCK_API_KEY alone). */
   keys?: Record<string, { rateLimit?: number }>;
-  /** The limit of keys without their own (default 10 a minute, as SPEC §8). */
+  /** The limit of keys without their own (default DEFAULT_RATE_LIMIT a minute, as SPEC §8). */
   rateLimitPerMinute?: number;
-  /** The server's maximum page size; larger requests clamp to it (default 100). */
+  /** The server's maximum page size; larger requests clamp to it (default DEFAULT_MAX_PAGE_SIZE, as the reference server's). */
   maxPageSize?: number;
   /** The mock's time source (default the system clock). */
   clock?: Clock;

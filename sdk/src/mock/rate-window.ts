@@ -1,4 +1,4 @@
-// The rolling 60-second window per key, with the headers DECISIONS.md describes: Remaining counts this
+// The rolling window per key (RATE_WINDOW_MS, SPEC §8), with the headers DECISIONS.md describes: Remaining counts this
 // request, Reset is when the oldest counted request leaves (rounded up to a second), Retry-After on a
 // refusal is whole seconds, at least 1, until a request is admitted. A refused request is not counted.
 import { RATE_WINDOW_MS, RESPONSE_HEADERS } from '@loadfeed/spec';

@@ -12,7 +12,7 @@
 //
 // Two sets of rounds. Fresh key: the key's window starts empty and holds only the rounds' own requests.
 // Steady state: then both windows are filled as BENCH_STEADY_PER_SECOND requests a second sustained for
-// the last 60 s would have left them (steady-window.ts), and the rounds run again. The previous release's
+// a whole window would have left them (steady-window.ts), and the rounds run again. The previous release's
 // cost grows with the requests its window counts (a row each); this release's does not.
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -45,7 +45,7 @@ interface Side {
   pool: pg.Pool;
   backendPid: number;
   admit(): Promise<boolean>;
-  /** Fills the key's window as `perSecond` requests a second for the last 60 s would; how many it counts. */
+  /** Fills the key's window as `perSecond` requests a second for a whole window would; how many it counts. */
   fill(perSecond: number): Promise<number>;
 }
 
@@ -180,7 +180,7 @@ try {
   report('Fresh key (each window holds only the rounds\' own requests):', fresh, 'fresh key');
   if (steady) {
     report(
-      `Steady state (then each window filled as by ${STEADY_PER_SECOND} requests/s sustained for 60 s: before ${steady.counted[0]} requests counted, after ${steady.counted[1]}; tables vacuumed):`,
+      `Steady state (then each window filled as by ${STEADY_PER_SECOND} requests/s sustained for a window: before ${steady.counted[0]} requests counted, after ${steady.counted[1]}; tables vacuumed):`,
       steady.results,
       'steady state',
     );

@@ -16,6 +16,7 @@
 // BENCH_SECONDS (5 per measured run), BENCH_ROUNDS (3 alternating rounds).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { LAST_USED_RESOLUTION_MS } from '../../dist/auth/credentials.js';
 import { hashKey } from '../../dist/auth/key-format.js';
 import { createPool } from '../../dist/db/pool.js';
 import { migrate } from '../../dist/db/migrate.js';
@@ -25,7 +26,7 @@ import { choosePageStatement, feedParameters } from '../../dist/loads/list.js';
 import { COUNT_SQL } from '../../dist/loads/list-statements.js';
 import { seedDatabase } from '../../dist/seed/seed.js';
 import { openBenchDatabase } from './database.js';
-import { feedWindowStart } from '@loadfeed/spec';
+import { feedWindowStart, RATE_WINDOW_MS } from '@loadfeed/spec';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -71,7 +72,7 @@ try {
     `${body.slice(0, from)}settled_through := clock_timestamp(); feed_version := 0;\n  ${body.slice(until)}`.replace('PROCEDURE public.admit_request(', 'PROCEDURE public.admit_request_unsettled('),
   );
   const admit = (horizon: boolean) =>
-    `CALL ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, interval '60 seconds', interval '60 seconds'${', NULL'.repeat(11)})`;
+    `CALL ${horizon ? 'admit_request' : 'admit_request_unsettled'}($1::bytea, $2::integer, $3::interval, $4::interval${', NULL'.repeat(11)})`;
   const keyHash = hashKey(key);
   const count = Number(
     (await pool.query<{ total_count: string }>(COUNT_SQL, feedParameters({ customerId, windowStart, settledThrough: new Date().toISOString() }, filters))).rows[0]!.total_count,
@@ -80,7 +81,7 @@ try {
   /** One request's database work: admission, then page 1 with its count kept, as the server does. */
   async function request(horizon: boolean): Promise<number> {
     const started = performance.now();
-    const admitted = (await pool.query<{ settled_through: Date }>(admit(horizon), [keyHash, UNLIMITED])).rows[0]!;
+    const admitted = (await pool.query<{ settled_through: Date }>(admit(horizon), [keyHash, UNLIMITED, `${RATE_WINDOW_MS} milliseconds`, `${LAST_USED_RESOLUTION_MS} milliseconds`])).rows[0]!;
     const took = performance.now() - started;
     const { sql, values } = choosePageStatement({ customerId, windowStart, settledThrough: admitted.settled_through.toISOString() }, filters, count);
     await pool.query(sql, values);

@@ -1,12 +1,13 @@
-// A key's rate window as it stands after `perSecond` requests a second sustained for the last 60 s, for
+// A key's rate window as it stands after `perSecond` requests a second sustained for a whole window, for
 // bench:admission's steady-state rounds: the previous release's form (a row per counted request, in
 // rate_limit_hits, and the window row's count) or this release's (one row per key: per-second counts
-// above 1,000 a minute, every stamp up to it). Made directly rather than by 60 s of requests; the tables
+// above 1,000 a minute, every stamp up to it). Made directly rather than by a window of requests; the tables
 // are vacuumed after, so neither side starts with dead rows the fill left (the previous release's own
 // deletes of expired hits then leave theirs, as they do in service).
+import { RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import type pg from 'pg';
 
-/** Fills the previous release's window of key `keyId` (migrations up to 0011). */
+/** Fills the previous release's window of key `keyId` (migrations up to 0011; its window was 60 s). */
 export async function fillPreviousWindow(pool: pg.Pool, keyId: string, perSecond: number): Promise<number> {
   const requests = perSecond * 60;
   await pool.query('DELETE FROM rate_limit_hits WHERE key_id = $1::uuid', [keyId]);
@@ -25,7 +26,7 @@ export async function fillPreviousWindow(pool: pg.Pool, keyId: string, perSecond
 }
 
 /**
- * Fills this release's window of key `keyId` of limit `limit`: 60 per-second counts of `perSecond` above
+ * Fills this release's window of key `keyId` of limit `limit`: a window's per-second counts of `perSecond` above
  * 1,000 a minute; at or below it, evenly spaced stamps, at most half the limit (so that requests are
  * still admitted).
  */
@@ -34,22 +35,22 @@ export async function fillWindow(pool: pg.Pool, keyId: string, limit: number, pe
     await pool.query(
       `UPDATE rate_limit_windows AS w
           SET stamps = ARRAY(SELECT date_bin(interval '1 second', clock_timestamp() - g * interval '1 second', timestamptz '2000-01-01T00:00:00Z')
-                               FROM generate_series(59, 0, -1) AS g),
-              stamp_counts = array_fill($2::integer, ARRAY[60])
+                               FROM generate_series($3::integer - 1, 0, -1) AS g),
+              stamp_counts = array_fill($2::integer, ARRAY[$3::integer])
         WHERE w.key_id = $1::uuid`,
-      [keyId, perSecond],
+      [keyId, perSecond, RATE_WINDOW_SECONDS],
     );
     await pool.query('VACUUM (ANALYZE) rate_limit_windows');
-    return perSecond * 60;
+    return perSecond * RATE_WINDOW_SECONDS;
   }
-  const requests = Math.min(perSecond * 60, Math.floor(limit / 2));
+  const requests = Math.min(perSecond * RATE_WINDOW_SECONDS, Math.floor(limit / 2));
   await pool.query(
     `UPDATE rate_limit_windows AS w
-        SET stamps = ARRAY(SELECT date_trunc('milliseconds', clock_timestamp() - interval '60 seconds' + g * (interval '60 seconds' / $2::integer))
+        SET stamps = ARRAY(SELECT date_trunc('milliseconds', clock_timestamp() - $3::integer * interval '1 second' + g * ($3::integer * interval '1 second' / $2::integer))
                              FROM generate_series(1, $2::integer) AS g ORDER BY 1),
             stamp_counts = NULL
       WHERE w.key_id = $1::uuid`,
-    [keyId, requests],
+    [keyId, requests, RATE_WINDOW_SECONDS],
   );
   await pool.query('VACUUM (ANALYZE) rate_limit_windows');
   return requests;

@@ -1,6 +1,6 @@
 // The first-start experience of an embedded database: a demo customer with realistic loads and a key,
 // and the lines that show a new user how to call the feed at once.
-import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
+import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import type pg from 'pg';
 import { addCustomer, listCustomers } from '../customers/customers.js';
 import { createKey } from '../keys/keys.js';
@@ -40,7 +40,7 @@ export async function createDemoKey(pool: pg.Pool): Promise<string> {
 /** The lines that hand a new key over, with a command to paste. */
 export function demoKeyLines(key: string, baseUrl: string): string[] {
   return [
-    `A demo key for customer "${DEMO_CUSTOMER.code}" (shown this once; 10 requests a minute by default):`,
+    `A demo key for customer "${DEMO_CUSTOMER.code}" (shown this once; ${DEFAULT_RATE_LIMIT} requests a minute by default):`,
     '',
     `  ${key}`,
     '',

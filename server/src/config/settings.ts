@@ -2,7 +2,7 @@
 // config.ts reads and checks the environment with it, `loadfeed-server start --help` lists it and
 // server/README.md's configuration table is generated from it (`npm run docs:config -w @loadfeed/server`;
 // test/config/docs.test.ts fails when the table differs). The order is the table's.
-import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING, RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import { address, folder, httpUrl, names, oneOf, optionalOneOf, optionalWholeNumber, origins, postgresUrl, postgresUrls, text, wholeNumber, type Setting } from './kinds.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -55,7 +55,7 @@ export const SETTINGS = {
     env: 'RATE_LIMIT_PER_MINUTE',
     min: 1,
     default: DEFAULT_RATE_LIMIT,
-    meaning: 'Requests per rolling 60 s for keys without a limit of their own',
+    meaning: `Requests per rolling ${RATE_WINDOW_SECONDS} s for keys without a limit of their own`,
   }),
   maxPageSize: wholeNumber({
     env: 'MAX_PAGE_SIZE',

@@ -1,8 +1,8 @@
-// The rolling 60-second window of a key, counted in PostgreSQL on the database's clock (rate_window_admit
-// in migrations/0014_rate-window-on-the-database-clock.sql, called by admit_request) so that every
-// instance of the server shares it, whatever the instances' clocks say; here the counted window becomes
-// what the rate headers say. They are computed from the database's clock reading the request was counted
-// at, and the response's Date is that same reading, so that Reset - Date and Retry-After agree.
+// The rolling window of a key (RATE_WINDOW_MS, SPEC §8), counted in PostgreSQL on the database's clock
+// (sql/functions/rate_window_admit.sql, called by admit_request) so that every instance of the server
+// shares it, whatever the instances' clocks say; here the counted window becomes what the rate headers
+// say. They are computed from the database's clock reading the request was counted at, and the
+// response's Date is that same reading, so that Reset - Date and Retry-After agree.
 import { RATE_WINDOW_MS, RESPONSE_HEADERS } from '@loadfeed/spec';
 
 export interface RateDecision {

@@ -1,4 +1,4 @@
-import { LOAD_FIELDS, type LoadPage } from '@loadfeed/spec';
+import { DEFAULT_MAX_PAGE_SIZE, LOAD_FIELDS, PAGE_SIZE_CEILING, type LoadPage } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
@@ -143,7 +143,7 @@ describe('GET /api/v1/loads', () => {
   });
 
   it('clamps a pageSize above the maximum and echoes the effective one', async () => {
-    expect((await list('?pageSize=5000')).pageSize).toBe(100);
+    expect((await list('?pageSize=5000')).pageSize).toBe(DEFAULT_MAX_PAGE_SIZE);
   });
 
   it('answers HEAD like GET without a body', async () => {
@@ -169,18 +169,18 @@ describe('GET /api/v1/loads with MAX_PAGE_SIZE set', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startApp(database.url, { env: { MAX_PAGE_SIZE: '1000' } });
+    app = await startApp(database.url, { env: { MAX_PAGE_SIZE: String(PAGE_SIZE_CEILING) } });
   });
   afterAll(async () => {
     await app?.close();
   });
 
-  it('clamps to the configured maximum, up to the contract ceiling of 1000', async () => {
+  it(`clamps to the configured maximum, up to the contract ceiling of ${PAGE_SIZE_CEILING}`, async () => {
     await app.customer('acme');
     const { key } = await app.key('acme');
     const response = await app.get('/api/v1/loads?pageSize=999999', key);
     expect(checkResponse(asChecked(response))).toEqual([]);
-    expect(pageOf(response).pageSize).toBe(1000);
+    expect(pageOf(response).pageSize).toBe(PAGE_SIZE_CEILING);
   });
 });
 

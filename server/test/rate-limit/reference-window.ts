@@ -1,7 +1,9 @@
 // The reference rolling window of SPEC §8 and DECISIONS' "Rate limit", written out as plainly as it reads:
 // a request at `t` (milliseconds of the database's clock) is admitted when fewer than `limit` admitted
-// requests were made in (t - 60 s, t]; the headers follow DECISIONS' arithmetic.
-export const WINDOW_MS = 60_000;
+// requests were made in (t - RATE_WINDOW_MS, t]; the headers follow DECISIONS' arithmetic.
+import { RATE_WINDOW_MS } from '@loadfeed/spec';
+
+export const WINDOW_MS = RATE_WINDOW_MS;
 
 export interface ReferenceDecision {
   admitted: boolean;

@@ -1,3 +1,4 @@
+import { RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import { checkResponse } from '@loadfeed/spec/validate';
 import type { ServerInjectResponse } from '@hapi/hapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,16 +38,16 @@ describe('the per-key rate limit', () => {
     await twin?.close();
   });
 
-  it('counts a rolling 60 s on the database clock: Remaining, Reset at the first request\'s exit, Retry-After, and the Date they are computed at', async () => {
+  it(`counts a rolling ${RATE_WINDOW_SECONDS} s on the database clock: Remaining, Reset at the first request's exit, Retry-After, and the Date they are computed at`, async () => {
     const { key } = await app.key('acme');
     const responses = [];
     for (const server of [app, twin, app, twin]) responses.push(await server.get('/api/v1/loads', key));
     const rates = responses.map(rate);
     expect(rates.map(({ status, limit, remaining }) => [status, limit, remaining])).toEqual([[200, '3', '2'], [200, '3', '1'], [200, '3', '0'], [429, '3', '0']]);
-    // The first request was counted within the second its response's Date names; it leaves 60 s later.
+    // The first request was counted within the second its response's Date names; it leaves a window later.
     const firstCounted = dateOf(responses[0]!);
     const reset = Number(rates[0]!.reset);
-    expect([firstCounted + 60, firstCounted + 61]).toContain(reset);
+    expect([firstCounted + RATE_WINDOW_SECONDS, firstCounted + RATE_WINDOW_SECONDS + 1]).toContain(reset);
     expect(rates.map((each) => Number(each.reset))).toEqual([reset, reset, reset, reset]);
     // Retry-After counts from the refusal's Date to that exit, to within the Date's rounding.
     const retryAfter = Number(rates[3]!.retryAfter);
@@ -59,7 +60,7 @@ describe('the per-key rate limit', () => {
     const { key } = await app.key('acme');
     const invalid = await app.get('/api/v1/loads?page=0', key);
     expect(rate(invalid)).toMatchObject({ status: 400, limit: '3', remaining: '2' });
-    expect([60, 61]).toContain(Number(rate(invalid).reset) - dateOf(invalid));
+    expect([RATE_WINDOW_SECONDS, RATE_WINDOW_SECONDS + 1]).toContain(Number(rate(invalid).reset) - dateOf(invalid));
     expect(checkResponse(asChecked(invalid))).toEqual([]);
     expect(rate(await app.get('/api/v1/loads', key))).toMatchObject({ status: 200, remaining: '1' });
   });

@@ -26,5 +26,14 @@ export const DEFAULT_PAGE_SIZE = 100;
 /** The largest page size any deployment may echo; a server's own maximum may be lower. */
 export const PAGE_SIZE_CEILING = 1000;
 
+/** The reference server's maximum page size unless its operator sets another, and the mock's (DECISIONS.md). */
+export const DEFAULT_MAX_PAGE_SIZE = 100;
+
+/** The rate limit's rolling window, in milliseconds (SPEC §8). */
+export const RATE_WINDOW_MS = 60000;
+
+/** A key's requests per window when it has no limit of its own (SPEC §8). */
+export const DEFAULT_RATE_LIMIT = 10;
+
 /** The response headers the contract names (components.headers), by a key made from each name. */
 export const RESPONSE_HEADERS = {"rateLimitLimit":"X-RateLimit-Limit","rateLimitRemaining":"X-RateLimit-Remaining","rateLimitReset":"X-RateLimit-Reset","retryAfter":"Retry-After","feedSettledThrough":"X-Feed-Settled-Through","requestId":"X-Request-Id"} as const;
