@@ -45,10 +45,12 @@ export interface VerifyReport {
   agedOut: number;
   /** Rows in the copy the feed does not serve and the window does not explain. */
   extra: number;
+  /** Rows in the copy the feed does not serve that a sync marked removed (not a fault). */
+  removed: number;
   /** True when every served row at or before the cursor is in the copy and equal, and the copy holds nothing unexplained. */
   complete: boolean;
   /** The first loadNumbers (in loadNumber order) of each kind. */
-  samples: { missing: string[]; differing: Difference[]; newer: string[]; agedOut: string[]; extra: string[] };
+  samples: { missing: string[]; differing: Difference[]; newer: string[]; agedOut: string[]; extra: string[]; removed: string[] };
   /** HTTP requests the walk sent, retries included. */
   requests: number;
 }
@@ -123,10 +125,16 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
   const windowStart = feedWindowStart(new Date(client.serverNow())).getTime();
   const agedOut: string[] = [];
   const extra: string[] = [];
+  const removed: string[] = [];
   for await (const batch of copy.loadNumbers()) {
     const unserved = batch.filter((loadNumber) => !outcomes.has(loadNumber));
     if (unserved.length === 0) continue;
+    const marked = (await copy.removals?.removedAmong(unserved)) ?? new Set<string>();
     for (const row of await copy.readRows(unserved)) {
+      if (marked.has(row.loadNumber)) {
+        removed.push(row.loadNumber);
+        continue;
+      }
       const pickup = row.scheduledPickupDate === null ? Number.NaN : Date.parse(row.scheduledPickupDate);
       // A load with no pickup date, or one before the window, is outside the feed (DECISIONS.md): aged out.
       (Number.isNaN(pickup) || pickup < windowStart ? agedOut : extra).push(row.loadNumber);
@@ -153,6 +161,7 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
     newer: newer.length,
     agedOut: agedOut.length,
     extra: extra.length,
+    removed: removed.length,
     complete: missing.length === 0 && differing.length === 0 && extra.length === 0,
     samples: {
       missing: first(missing),
@@ -160,6 +169,7 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
       newer: first(newer),
       agedOut: first(agedOut),
       extra: first(extra),
+      removed: first(removed),
     },
     requests: summary.requests,
   };
