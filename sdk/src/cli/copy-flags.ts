@@ -46,6 +46,8 @@ const COPY_COMMAND_OPTIONS = {
   ...(COPY_OPTIONS as {}),
   'page-size': { type: 'string' },
   json: { type: 'boolean' },
+  // sync's alone: verify only reads.
+  'delete-removed': { type: 'boolean' },
   ...TIMEOUT_OPTION,
 } as const satisfies FlagOptions;
 

@@ -47,6 +47,18 @@ function filteredRange(filters: SyncFilters, from: number): PickupRange | undefi
   return range.before !== undefined && range.before <= range.from ? undefined : range;
 }
 
+/**
+ * The requests bisecting a range is expected to cost, with `missing` loads spread over `feed` rows: two
+ * counts for each range of each level that holds one, and the page that ends each. Where that is no
+ * cheaper than reading the range, it is read: so a sync never costs much more than a full read.
+ */
+export function bisectingCosts(missing: number, feed: number, pageSize: number): number {
+  const pages = Math.ceil(feed / pageSize);
+  let cost = Math.min(missing, pages);
+  for (let level = 1; 2 ** (level - 1) < pages; level += 1) cost += 2 * Math.min(missing, 2 ** level);
+  return cost;
+}
+
 export async function findSuspects(options: FindOptions): Promise<Suspects> {
   const { client, copy, pageSize, read, call } = options;
   const { pickupFrom: _from, pickupTo: _to, ...filters } = options.filters;
@@ -67,7 +79,7 @@ export async function findSuspects(options: FindOptions): Promise<Suspects> {
 
   async function examine(range: PickupRange, feed: number, mine: number): Promise<void> {
     if (feed >= mine) return;
-    const halves = feed <= pageSize ? undefined : splitRange(range, latestMs);
+    const halves = feed <= pageSize || bisectingCosts(mine - feed, feed, pageSize) >= Math.ceil(feed / pageSize) ? undefined : splitRange(range, latestMs);
     if (halves === undefined) return readSpan(range, rangeParams(range));
     const counts = [await count(rangeParams(halves[0])), await count(rangeParams(halves[1]))] as const;
     // Counts that do not add up: the feed changed between them, or the server draws its lines elsewhere.

@@ -49,7 +49,8 @@ export async function reconcileRemovals(options: ReconcileOptions): Promise<Remo
   const confirmAfter = found.seenAt + SETTLED_SLACK_MS;
   const wait = confirmAfter - client.serverNow();
   if (wait > LONGEST_WAIT_MS) return pending;
-  if (wait > 0) await clock.sleep(wait + 1, call.signal);
+  // A feed with no writer in flight is settled to about now: a little past the instant, then.
+  if (wait > 0) await clock.sleep(wait + 100, call.signal);
   const caught = await options.catchUp();
   if (caught.settledThrough === undefined || caught.settledThrough <= confirmAfter) return pending;
   // The window moved by a day during the run: what was compared may now be its first day.
