@@ -463,7 +463,8 @@ export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
   const saved = await sink.loadCursor();
   run.startCursor(saved);
   await walk(run, saved === undefined ? undefined : toDateTime(toMs(saved) - overlapMs));
-  return removalsAfter(run, walk, options, overlapMs);
+  // A destination's first run starts from an empty copy: it holds what it just read, so the next run compares.
+  return saved === undefined && options.destination ? run.summary() : removalsAfter(run, walk, options, overlapMs);
 }
 
 /** Once the copy has caught up: what left the feed is marked removed (removals/), with the run's requests. */
