@@ -1,3 +1,4 @@
+import { feedWindowStart } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { syncLoads } from '../src/index.js';
 import { loadInput, mockSetup } from './helpers.js';
@@ -83,6 +84,28 @@ describe('removals: what leaves the feed leaves the copy', () => {
     const summary = await syncLoads({ client: setup.client, filters, upsert: (rows) => copy.upsert(rows), removals: copy.removals });
     expect(summary.removed).toBe(1);
     expect([...copy.removed.keys()]).toEqual([leaving]);
+  });
+
+  it("never judges the window's first day: a load deleted there stays unmarked", async () => {
+    const { mock, copy, sync, client } = await syncedCopy(200);
+    const windowStart = feedWindowStart(new Date(client.serverNow())).getTime();
+    mock.upsert([loadInput(900, { scheduledPickupDate: new Date(windowStart + 3_600_000).toISOString() })]);
+    await sync();
+    expect(copy.rows.has('L000900')).toBe(true);
+    mock.remove(['L000900', 'L000150']);
+    expect((await sync()).removed).toBe(1);
+    expect([...copy.removed.keys()]).toEqual(['L000150']);
+  });
+
+  it('on a deployment that does not say how far its feed is settled, a load found absent waits (pending), marked by no run', async () => {
+    const setup = mockSetup({ mock: { loads: loads(300), rateLimitPerMinute: 100_000, settledThroughHeader: false } });
+    const copy = memoryRemovalCopy();
+    const cursorStore = { saved: undefined as string | undefined, load() { return this.saved; }, save(cursor: string) { this.saved = cursor; } };
+    const sync = () => syncLoads({ client: setup.client, cursorStore, upsert: (rows) => copy.upsert(rows), removals: copy.removals });
+    await sync();
+    setup.mock.remove(['L000007']);
+    expect(await sync()).toMatchObject({ removed: 0, removalsPending: 1 });
+    expect(copy.removed.size).toBe(0);
   });
 
   it('k removals among N cost about k·log2(N / page) count requests, never more than a full read + 2', async () => {

@@ -123,6 +123,22 @@ describe('a copy made before removals', () => {
     }
   });
 
+  it('DuckDB: gains its removed_at column on the next run', async () => {
+    const path = join(scratch.path, 'old.duckdb');
+    const open: Open = (write) => openDuckdbDestination(path, { write });
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    await connection.run('ALTER TABLE loads DROP COLUMN removed_at');
+    connection.closeSync();
+    instance.closeSync();
+    setup.mock.remove(['L000020']);
+    expect(await syncInto(open, setup)).toMatchObject({ removed: 1 });
+    expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 1, served: 119 });
+  });
+
   it('NDJSON: every line keeps the Load shape; removals are listed beside the file', async () => {
     const path = join(scratch.path, 'shape.ndjson');
     const open: Open = (write) => openNdjsonDestination(path, `${path}.state.json`, { write });
