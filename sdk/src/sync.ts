@@ -15,7 +15,7 @@ import { mayStretchAfter, readStretch, stateAfter } from './stretch.js';
 import { stretchPlan } from './stretch-plan.js';
 import { settledThroughOf } from './settled-through.js';
 import type { RemovalCopy } from './removals/copy.js';
-import { reconcileRemovals } from './removals/reconcile.js';
+import { removalsAfterSync } from './removals/after-sync.js';
 
 /** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
 export type SyncFilters = Omit<ListLoadsParams, 'page' | 'pageSize' | 'updatedSince'>;
@@ -430,6 +430,16 @@ async function walkByPage(run: Run, from: string | undefined): Promise<void> {
   }
 }
 
+/** Once the copy has caught up: what left the feed is marked removed (removals/after-sync.ts). */
+function removalsAfter(run: Run, walk: (run: Run, from: string | undefined) => Promise<void>, options: SyncOptions, overlapMs: number): Promise<SyncSummary> {
+  return removalsAfterSync(options, run.clock, run.summary, async () => {
+    const tracked = run.track();
+    const cursor = run.summary().cursor;
+    await walk(run, cursor === undefined ? undefined : toDateTime(toMs(cursor) - overlapMs));
+    return { delivered: tracked.delivered, settledThrough: tracked.settledThrough() };
+  });
+}
+
 const STRATEGIES: Record<SyncStrategy, (run: Run, from: string | undefined) => Promise<void>> = {
   keys: walkByKey,
   pages: walkByPage,
@@ -465,33 +475,4 @@ export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
   await walk(run, saved === undefined ? undefined : toDateTime(toMs(saved) - overlapMs));
   // A destination's first run starts from an empty copy: it holds what it just read, so the next run compares.
   return saved === undefined && options.destination ? run.summary() : removalsAfter(run, walk, options, overlapMs);
-}
-
-/** Once the copy has caught up: what left the feed is marked removed (removals/), with the run's requests. */
-async function removalsAfter(run: Run, walk: (run: Run, from: string | undefined) => Promise<void>, options: SyncOptions, overlapMs: number): Promise<SyncSummary> {
-  const copy = options.removals ?? options.destination?.removals;
-  if (copy === undefined) return run.summary();
-  const { client, signal, onWait } = options;
-  const pageSize = run.summary().pageSize ?? DEFAULT_PAGE_SIZE;
-  const outcome = await reconcileRemovals({
-    client,
-    clock: run.clock,
-    copy,
-    filters: options.filters ?? {},
-    pageSize,
-    deleteRemoved: options.deleteRemoved ?? false,
-    call: { ...(signal ? { signal } : {}), ...(onWait ? { onWait } : {}) },
-    async read(filters) {
-      const served = new Set<string>();
-      await syncLoads({ client, filters, overlapMs: 0, pageSize, ...(signal ? { signal } : {}), ...(onWait ? { onWait } : {}), upsert: (rows) => rows.forEach((row) => served.add(row.loadNumber)) });
-      return served;
-    },
-    async catchUp() {
-      const tracked = run.track();
-      const cursor = run.summary().cursor;
-      await walk(run, cursor === undefined ? undefined : toDateTime(toMs(cursor) - overlapMs));
-      return { delivered: tracked.delivered, settledThrough: tracked.settledThrough() };
-    },
-  });
-  return { ...run.summary(), removed: outcome.removed, removalsPending: outcome.pending };
 }
