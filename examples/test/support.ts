@@ -207,9 +207,11 @@ export async function startProxy(target: string, faults: ProxyFaults): Promise<{
   };
 }
 
-/** A row of an example's table (snake_case columns) as the API's Load: camelCase names, ISO date-times. */
+/** A row of an example's table (snake_case columns) as the API's Load: camelCase names, ISO date-times; the SDK's removal marker dropped. */
 export function asLoad(row: Record<string, unknown>): Load {
-  const entries = Object.entries(row).map(([column, value]) => [
+  const entries = Object.entries(row)
+    .filter(([column]) => column !== 'removed_at' && column !== 'removedAt')
+    .map(([column, value]) => [
     column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase()),
     value instanceof Date ? value.toISOString() : value,
   ]);

@@ -15,6 +15,8 @@ import { checkedPage, describeRequest, orderFaultAcrossPages, PageContractError 
 import { settledThroughOf } from './settled-through.js';
 import { mayStretchAfter, readStretch, stateAfter } from './stretch.js';
 import { stretchPlan } from './stretch-plan.js';
+import type { RemovalCopy } from './removals/copy.js';
+import { removalsAfterSync } from './removals/after-sync.js';
 
 /** The filters a sync may narrow to; paging and updatedSince belong to the sync. */
 export type SyncFilters = Omit<ListLoadsParams, 'page' | 'pageSize' | 'updatedSince'>;
@@ -47,6 +49,10 @@ export interface SyncSummary {
   cursor: string | undefined;
   /** The page size the deployment served (the envelope's echo), once a page came back. */
   pageSize: number | undefined;
+  /** Loads of the copy the feed no longer serves, marked removed (or deleted) by this run (README "Removals"). */
+  removed: number;
+  /** Loads found absent that this run could not yet make sure of; a later run judges them again. */
+  removalsPending: number;
 }
 
 /** The deployment refused the page size the sync asked for by default with a 400; the sync asks for `fallback` instead. */
@@ -87,6 +93,13 @@ export interface SyncOptions {
    * server's clock (SPEC §4's airtight one-time backfill).
    */
   backfill?: boolean;
+  /**
+   * With `upsert`: the caller's copy as removal detection counts it (a destination brings its own). After
+   * the walk, loads it holds that the feed no longer serves are marked removed through it.
+   */
+  removals?: RemovalCopy;
+  /** Delete loads that left the feed instead of marking them removed (default false). */
+  deleteRemoved?: boolean;
 }
 
 /** What each option of syncLoads must be; undefined means the default. */
@@ -105,6 +118,8 @@ const SYNC_OPTIONS: Schema = {
   clock: must.methods('now', 'sleep'),
   strategy: must.oneOf('keys', 'pages'),
   backfill: must.boolean,
+  removals: must.methods('countLoads', 'listLoads', 'latestPickup', 'markRemoved'),
+  deleteRemoved: must.boolean,
 };
 
 /** Paging and updatedSince belong to the sync: a filter cannot set them. */
@@ -184,6 +199,9 @@ function createRun(options: SyncOptions, sink: Sink) {
   let rows = 0;
   let ahead: number | undefined;
   let cursor: string | undefined;
+  // What removal detection's last catch-up served, and how far its responses said the feed was settled.
+  let delivered: Set<string> | undefined;
+  let settled: number | undefined;
 
   function progress(): void {
     if (!options.onProgress) return;
@@ -243,6 +261,7 @@ function createRun(options: SyncOptions, sink: Sink) {
       mayFallBack = false;
       pages += 1;
       checkOrderAfter(updatedSince, page, result);
+      settled = settledThroughOf(result) ?? settled;
       // Ask for what the deployment serves from now on: the key walk's tied groups count pages of that size.
       if (Number.isSafeInteger(result.pageSize) && result.pageSize >= 1 && result.pageSize <= size) {
         served = result.pageSize;
@@ -254,6 +273,7 @@ function createRun(options: SyncOptions, sink: Sink) {
     async probe(updatedSince: string | undefined, page: number, size: number): Promise<Page> {
       const result = await request(updatedSince, page, size);
       pages += 1;
+      settled = settledThroughOf(result) ?? settled;
       return result;
     },
     /** Rows still ahead of the sweep after a page, for the progress report. */
@@ -265,11 +285,19 @@ function createRun(options: SyncOptions, sink: Sink) {
       const moved = nextCursor !== undefined && (cursor === undefined || toMs(nextCursor) > toMs(cursor)) ? nextCursor : undefined;
       if (batch.length > 0 || moved !== undefined) await sink.write(batch, moved);
       rows += batch.length;
+      if (delivered) for (const row of batch) delivered.add(row.loadNumber);
       if (moved !== undefined) cursor = moved;
       progress();
     },
     startCursor(saved: string | undefined): void {
       cursor = saved;
+    },
+    /** From now on, notes the loadNumbers handed over and how far the feed is settled. */
+    track(): { delivered: ReadonlySet<string>; settledThrough(): number | undefined } {
+      delivered = new Set();
+      settled = undefined;
+      const seen = delivered;
+      return { delivered: seen, settledThrough: () => settled };
     },
     summary(): SyncSummary {
       const stats = client.stats();
@@ -281,6 +309,8 @@ function createRun(options: SyncOptions, sink: Sink) {
         retryWaitMs: stats.retryWaitMs - startStats.retryWaitMs,
         cursor,
         pageSize: served,
+        removed: 0,
+        removalsPending: 0,
       };
     },
   };
@@ -415,6 +445,16 @@ async function walkByPage(run: Run, from: string | undefined): Promise<void> {
   }
 }
 
+/** Once the copy has caught up: what left the feed is marked removed (removals/after-sync.ts). */
+function removalsAfter(run: Run, walk: (run: Run, from: string | undefined) => Promise<void>, options: SyncOptions, overlapMs: number): Promise<SyncSummary> {
+  return removalsAfterSync(options, run.clock, run.summary, async () => {
+    const tracked = run.track();
+    const cursor = run.summary().cursor;
+    await walk(run, cursor === undefined ? undefined : toDateTime(toMs(cursor) - overlapMs));
+    return { delivered: tracked.delivered, settledThrough: tracked.settledThrough() };
+  });
+}
+
 const STRATEGIES: Record<SyncStrategy, (run: Run, from: string | undefined) => Promise<void>> = {
   keys: walkByKey,
   pages: walkByPage,
@@ -442,11 +482,12 @@ export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
     const sweepStartedAt = run.clock.now();
     await walk(run, undefined);
     await walk(run, toDateTime(sweepStartedAt + options.client.quota().serverClockOffsetMs));
-    return run.summary();
+    return removalsAfter(run, walk, options, overlapMs);
   }
 
   const saved = await sink.loadCursor();
   run.startCursor(saved);
   await walk(run, saved === undefined ? undefined : toDateTime(toMs(saved) - overlapMs));
-  return run.summary();
+  // A destination's first run starts from an empty copy: it holds what it just read, so the next run compares.
+  return saved === undefined && options.destination ? run.summary() : removalsAfter(run, walk, options, overlapMs);
 }

@@ -50,10 +50,12 @@ export interface VerifyReport {
   agedOut: number;
   /** Rows in the copy the feed does not serve and the window does not explain. */
   extra: number;
+  /** Rows in the copy the feed does not serve that a sync marked removed (not a fault). */
+  removed: number;
   /** True when every served row before the cursor's instant is in the copy and equal, and the copy holds nothing unexplained. */
   complete: boolean;
   /** The first loadNumbers (in loadNumber order) of each kind. */
-  samples: { missing: string[]; differing: Difference[]; newer: string[]; agedOut: string[]; extra: string[] };
+  samples: { missing: string[]; differing: Difference[]; newer: string[]; agedOut: string[]; extra: string[]; removed: string[] };
   /** HTTP requests the walk sent, retries included. */
   requests: number;
 }
@@ -163,12 +165,20 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
   const windowStart = feedWindowStart(new Date(client.serverNow())).getTime();
   const agedOut = firstOf<string>(sampleSize, (loadNumber) => loadNumber);
   const extra = firstOf<string>(sampleSize, (loadNumber) => loadNumber);
+  const removed = firstOf<string>(sampleSize, (loadNumber) => loadNumber);
   let agedOutCount = 0;
   let extraCount = 0;
+  let removedCount = 0;
   for await (const batch of copy.loadNumbers()) {
     const unserved = batch.filter((loadNumber) => served.outcomeOf(loadNumber) === undefined);
     if (unserved.length === 0) continue;
+    const marked = (await copy.removals?.removedAmong(unserved)) ?? new Set<string>();
     for (const row of await copy.readRows(unserved)) {
+      if (marked.has(row.loadNumber)) {
+        removedCount += 1;
+        removed.add(row.loadNumber);
+        continue;
+      }
       const pickup = row.scheduledPickupDate === null ? Number.NaN : Date.parse(row.scheduledPickupDate);
       // A load with no pickup date, or one before the window, is outside the feed (DECISIONS.md): aged out.
       if (Number.isNaN(pickup) || pickup < windowStart) {
@@ -192,6 +202,7 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
     newer: tally.newer,
     agedOut: agedOutCount,
     extra: extraCount,
+    removed: removedCount,
     complete: tally.missing === 0 && tally.differing === 0 && extraCount === 0,
     samples: {
       missing: samples.missing.list(finally_(OUTCOME.missing)),
@@ -199,6 +210,7 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
       newer: samples.newer.list(finally_(OUTCOME.newer)),
       agedOut: agedOut.list(everything),
       extra: extra.list(everything),
+      removed: removed.list(everything),
     },
     requests: client.stats().requests - startStats.requests,
   };

@@ -1,12 +1,13 @@
 // npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS, BENCH_FIRST_COPY_ROWS;
-// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, verify, hostile, destinations).
+// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, verify, hostile, destinations, removals).
 import { cpu } from './cpu.js';
 import { destinationCost } from './destinations.js';
 import { firstCopy } from './first-copy.js';
 import { bundleBytes, footprint } from './footprint.js';
 import { hostile } from './hostile.js';
 import { memory } from './memory.js';
+import { removalRequests } from './removals.js';
 import { throughput } from './throughput.js';
 import { verifyAgainstSync } from './verify.js';
 
@@ -22,7 +23,7 @@ const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 if (!(globalThis as { gc?: unknown }).gc) throw new Error('run with node --expose-gc (npm run bench does)');
 
-const parts = new Set((process.env.BENCH_PARTS ?? 'import,cpu,throughput,first-copy,memory,verify,hostile,destinations').split(',').map((part) => part.trim()));
+const parts = new Set((process.env.BENCH_PARTS ?? 'import,cpu,throughput,first-copy,memory,verify,hostile,destinations,removals').split(',').map((part) => part.trim()));
 
 console.log(`@loadfeed/sdk benchmark — simulated time, mock API at ${LIMIT_PER_MINUTE} requests/min, pageSize ${PAGE_SIZE}\n`);
 
@@ -115,4 +116,19 @@ if (parts.has('destinations')) {
     `writing a 1,000-row page with its cursor (${cost.pages} pages, fastest of 3 rounds): SQLite ${fixed(sqlite, 1)} ms, ` +
       `DuckDB ${fixed(duckdb, 1)} ms -> ratio ${fixed(duckdb / sqlite)}, NDJSON ${fixed(ndjson, 1)} ms -> ratio ${fixed(ndjson / sqlite)} (vs SQLite)`,
   );
+}
+
+if (parts.has('removals')) {
+  const removalRows = Number(process.env.BENCH_REMOVAL_ROWS ?? 150_000);
+  for (const maxPageSize of [100, 1000]) {
+    for (const k of [0, 1, 10, 100, 1000]) {
+      const result = await removalRequests(removalRows, maxPageSize, k);
+      const extra = result.requests - result.deltaRequests;
+      console.log(
+        `removals: ${k} of ${result.rows} loads, ${maxPageSize} a page: ${result.requests} requests (the delta ${result.deltaRequests} + ${extra} to find them) ` +
+          `vs a full read ${result.fullRead} -> ratio ${fixed(extra / result.fullRead)} (target: k = 0 -> 1 more, never more than full read + 2: ` +
+          `${verdict((k > 0 || extra <= 1) && extra <= result.fullRead + 2)}); all found and marked: ${result.found === k}`,
+      );
+    }
+  }
 }

@@ -46,6 +46,8 @@ const COPY_COMMAND_OPTIONS = {
   ...(COPY_OPTIONS as {}),
   'page-size': { type: 'string' },
   json: { type: 'boolean' },
+  // sync's alone: verify only reads.
+  'delete-removed': { type: 'boolean' },
   ...TIMEOUT_OPTION,
 } as const satisfies FlagOptions;
 
@@ -65,6 +67,7 @@ export function parseCopyCommandLine(commandName: string, help: string, args: st
     return undefined;
   }
   checkCopyFlags(values, commandName);
+  if (values['delete-removed'] && commandName !== 'sync') throw new UsageError(`--delete-removed is for loadfeed sync: ${commandName} only reads the copy`, commandName);
   const pageSize = positiveInteger(values['page-size'], '--page-size', commandName);
   const timeoutMs = timeoutMsOf(values.timeout, commandName);
   return { values, pageSize, connection: connectionOf(values, context, commandName), timeoutMs };

@@ -30,6 +30,10 @@ export interface SyncReport {
   exitCode: number;
   /** Rows written to the copy by this run. */
   rows: number;
+  /** Loads of the copy the feed no longer serves, marked removed (or deleted, with --delete-removed) by this run. */
+  removed: number;
+  /** Loads found absent that this run could not yet make sure of: the next run judges them again. */
+  removalsPending: number;
   /** HTTP requests sent, retries included. */
   requests: number;
   /** The cursor the copy holds now. */
@@ -59,8 +63,10 @@ ${COPY_HELP}
 Options:
   --page-size <n>      Rows per request (default: the largest page the deployment serves, up to the
                        contract's 1000)
+  --delete-removed     Delete the loads the feed no longer serves (deleted, moved to another customer,
+                       pickup moved out of the window) instead of marking them removed
   --json               Print a JSON summary on stdout when the run ends, however it ends:
-                       {stopped, exitCode, rows, requests, cursor, seconds, pageSize, ...}
+                       {stopped, exitCode, rows, removed, requests, cursor, seconds, pageSize, ...}
 ${TIMEOUT_HELP}
 ${CONNECTION_HELP}
 
@@ -84,6 +90,8 @@ ${EXIT_CODE_HELP}`,
         stopped,
         exitCode,
         rows: summary?.rows ?? latest?.rows ?? 0,
+        removed: summary?.removed ?? 0,
+        removalsPending: summary?.removalsPending ?? 0,
         requests: stats.requests,
         cursor: cursor ?? null,
         seconds: Math.round((Date.now() - startedAt) / 100) / 10,
@@ -101,6 +109,7 @@ ${EXIT_CODE_HELP}`,
         client,
         destination,
         signal: context.signal,
+        deleteRemoved: values['delete-removed'] === true,
         onProgress: (update) => {
           latest = update;
           view.update(update);
@@ -125,7 +134,7 @@ ${EXIT_CODE_HELP}`,
     const waited = waits.length > 0 ? ` (waited ${waits.join(' and ')})` : '';
     writeLine(
       context.stdout,
-      `synced ${plural(summary.rows, 'row')} in ${plural(summary.requests, 'request')}${waited}; cursor ${summary.cursor ?? 'not set (no loads yet)'}`,
+      `synced ${plural(summary.rows, 'row')}${summary.removed > 0 ? `, ${plural(summary.removed, 'load')} ${values['delete-removed'] ? 'deleted' : 'marked removed'}` : ''} in ${plural(summary.requests, 'request')}${waited}; cursor ${summary.cursor ?? 'not set (no loads yet)'}`,
     );
   },
 };

@@ -34,6 +34,7 @@ function describeReport(report: VerifyReport): string[] {
     )}`,
     `  at or after the cursor (next sync):   ${report.newer}${list(report.samples.newer, report.newer)}`,
     `  in the copy, aged out of the window:  ${report.agedOut}${list(report.samples.agedOut, report.agedOut)}`,
+    `  in the copy, marked removed by sync:  ${report.removed}${list(report.samples.removed, report.removed)}`,
     `  in the copy, not served otherwise:    ${report.extra}${list(report.samples.extra, report.extra)}`,
     report.complete ? 'the copy is complete' : 'the copy is NOT complete',
   ];
@@ -49,7 +50,8 @@ other) and compares every field of every row with the copy \`loadfeed sync\` kee
 cursor. It counts the rows before the cursor's instant missing from the copy and the rows that differ
 (date-times compare as instants, decimals by value). Rows at the cursor's instant or after it are the
 next sync's, not faults. Rows in the copy the feed no longer serves are counted apart:
-aged out of the 12-month window (by the copy's pickup date) is normal; any other is a fault. The copy is
+aged out of the 12-month window (by the copy's pickup date) or marked removed by a sync is normal; any
+other is a fault. The copy is
 only read.
 
 Copy (one of):
@@ -58,7 +60,7 @@ ${COPY_HELP}
 Options:
   --page-size <n>      Rows per request (default: the largest page the deployment serves)
   --json               Print the report as JSON on stdout: {complete, cursor, served, equal, missing,
-                       differing, newer, agedOut, extra, samples, requests}
+                       differing, newer, agedOut, removed, extra, samples, requests}
 ${TIMEOUT_HELP}
 ${CONNECTION_HELP}
 

@@ -8,6 +8,7 @@
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
+import { spanBounds, type PickupSpan } from '../removals/copy.js';
 import { importOptional, refuseEphemeralPath, type DestinationKind, type OptionalPackage } from './kind.js';
 import { LOAD_COLUMNS, type LoadColumn } from './load-columns.js';
 import { RECOPY, refuseMisfits, type Misfit } from './table-check.js';
@@ -64,20 +65,34 @@ const asApiValue = (column: LoadColumn) =>
 
 const BATCH_SIZE = 1000;
 
+const IN_SPAN = `removed_at IS NULL AND CASE WHEN CAST($1 AS BOOLEAN) THEN scheduled_pickup_date IS NULL
+  ELSE scheduled_pickup_date >= CAST($2 AS TIMESTAMPTZ) AND (CAST($3 AS TIMESTAMPTZ) IS NULL OR scheduled_pickup_date < CAST($3 AS TIMESTAMPTZ)) END`;
+const spanParameters = (span: PickupSpan) => (span === 'none' ? [true, null, null] : [false, ...spanBounds(span)]);
+
 const SQL = {
   createLoads: `
 CREATE TABLE loads (
   load_number VARCHAR PRIMARY KEY,
-  ${others.map((column) => `${column.column} ${TYPE[column.type]}${column.notNull ? ' NOT NULL' : ''}`).join(',\n  ')}
+  ${others.map((column) => `${column.column} ${TYPE[column.type]}${column.notNull ? ' NOT NULL' : ''}`).join(',\n  ')},
+  removed_at TIMESTAMPTZ
 )`,
+  addRemovedAt: `ALTER TABLE loads ADD COLUMN removed_at TIMESTAMPTZ`,
   createCursor: `CREATE TABLE loadfeed_cursor (feed VARCHAR PRIMARY KEY, cursor TIMESTAMPTZ NOT NULL)`,
   upsertPage: `
 INSERT INTO loads AS copy (${LOAD_COLUMNS.map((column) => column.column).join(', ')})
 SELECT ${LOAD_COLUMNS.map(asColumn).join(', ')}
   FROM (SELECT unnest(from_json($1::JSON, '${PAGE_SHAPE}'), recursive := true)) AS page
 ON CONFLICT (load_number) DO UPDATE SET
-  ${others.map((column) => `${column.column} = excluded.${column.column}`).join(',\n  ')}
+  ${others.map((column) => `${column.column} = excluded.${column.column}`).join(',\n  ')},
+  removed_at = NULL
 WHERE excluded.updated_at >= copy.updated_at`,
+  // Removal detection (README "Removals"): counts over loads not marked removed, by pickup date.
+  countSpan: `SELECT CAST(count(*) AS INTEGER) AS n FROM loads WHERE ${IN_SPAN}`,
+  listSpan: `SELECT load_number FROM loads WHERE ${IN_SPAN}`,
+  latestPickup: `SELECT strftime(max(scheduled_pickup_date) AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%g') || 'Z' AS latest FROM loads WHERE removed_at IS NULL`,
+  markRemoved: `UPDATE loads SET removed_at = CAST($2 AS TIMESTAMPTZ) WHERE removed_at IS NULL AND load_number IN (SELECT unnest(from_json($1::JSON, '["VARCHAR"]')))`,
+  deleteRemoved: `DELETE FROM loads WHERE load_number IN (SELECT unnest(from_json($1::JSON, '["VARCHAR"]')))`,
+  removedAmong: `SELECT load_number FROM loads WHERE removed_at IS NOT NULL AND load_number IN (SELECT unnest(from_json($1::JSON, '["VARCHAR"]')))`,
   saveCursor: `
 INSERT INTO loadfeed_cursor AS saved (feed, cursor) VALUES ('loads', CAST($1 AS TIMESTAMPTZ))
 ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor)`,
@@ -96,9 +111,10 @@ export async function openDuckdbDestination(path: string, options: { write?: boo
   if (!writing && !(await exists(path))) throw new CliError(`${path} does not exist: run \`loadfeed sync --duckdb ${path}\` first`);
   const instance = await DuckDBInstance.create(path, writing ? {} : { access_mode: 'READ_ONLY' });
   let db: DuckConnection | undefined;
+  let marks: boolean;
   try {
     db = await instance.connect();
-    await prepareTables(db, path, writing);
+    marks = await prepareTables(db, path, writing);
   } catch (error) {
     db?.closeSync();
     instance.closeSync();
@@ -136,6 +152,18 @@ export async function openDuckdbDestination(path: string, options: { write?: boo
         after = batch.at(-1)!;
       }
     },
+    removals: marks
+      ? {
+          countLoads: async (span) => (await all<{ n: number }>(SQL.countSpan, spanParameters(span)))[0]!.n,
+          listLoads: async (span) => (await all<{ load_number: string }>(SQL.listSpan, spanParameters(span))).map((row) => row.load_number),
+          latestPickup: async () => (await all<{ latest: string | null }>(SQL.latestPickup))[0]?.latest ?? undefined,
+          async markRemoved(loadNumbers, removedAt, { delete: deleting }) {
+            if (deleting) await connection.run(SQL.deleteRemoved, [JSON.stringify(loadNumbers)]);
+            else await connection.run(SQL.markRemoved, [JSON.stringify(loadNumbers), removedAt]);
+          },
+          removedAmong: async (loadNumbers) => new Set((await all<{ load_number: string }>(SQL.removedAmong, [JSON.stringify(loadNumbers)])).map((row) => row.load_number)),
+        }
+      : undefined,
     async close() {
       connection.closeSync();
       instance.closeSync();
@@ -151,13 +179,19 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-async function prepareTables(db: DuckConnection, path: string, writing: boolean): Promise<void> {
+/** Checks and creates the tables; resolves to whether the copy has its removed_at column. */
+async function prepareTables(db: DuckConnection, path: string, writing: boolean): Promise<boolean> {
   const present = new Set(((await db.runAndReadAll(SQL.tables)).getRowObjectsJson() as { name: string }[]).map((row) => row.name));
   if (!writing && present.size < 2) throw new CliError(`${path} holds no copy (tables loads and loadfeed_cursor): run \`loadfeed sync --duckdb\` first`);
   const found = (await db.runAndReadAll(SQL.columns)).getRowObjectsJson() as { table: string; name: string; type: string }[];
   refuseMisfits('loads', misfits(found, present));
+  const removedAt = found.some((column) => column.table === 'loads' && column.name === 'removed_at');
+  if (!writing) return removedAt;
   if (!present.has('loads')) await db.run(SQL.createLoads);
+  // A copy from before removals gains the column; adding a nullable column changes no row.
+  else if (!removedAt) await db.run(SQL.addRemovedAt);
   if (!present.has('loadfeed_cursor')) await db.run(SQL.createCursor);
+  return true;
 }
 
 /** A TIMESTAMP (without time zone), a DECIMAL or a DOUBLE would change the API's values: refused. */

@@ -11,11 +11,19 @@ import { replaceFileWithLines } from '../atomic-file.js';
 import type { LoadRow } from '../client.js';
 import { fileCursorStore } from '../cursor-store.js';
 import type { CopyDestination } from '../destination.js';
+import { inSpan, type PickupSpan } from '../removals/copy.js';
 import type { DestinationKind } from './kind.js';
 import { lockFile, type FileLock } from './lock-file.js';
 
 /** Where `--out` keeps its cursor unless `--state` says otherwise. */
 export const defaultStatePath = (out: string) => `${out}.state.json`;
+
+/**
+ * Where `--out` lists the loads that left the feed (README "Removals"): one `{"loadNumber","removedAt"}`
+ * line each, so that every line of the copy itself keeps the Load shape. A load listed here is still in
+ * the copy (unless the sync deletes removed loads) and is dropped from the list when the feed serves it again.
+ */
+export const removedPath = (out: string) => `${out}.removed.ndjson`;
 
 export const ndjsonKind: DestinationKind = {
   flag: 'out',
@@ -45,6 +53,19 @@ async function openLocked(path: string, statePath: string, writing: boolean, loc
   let dirty = needsCompaction;
   let appender: FileHandle | undefined = needsCompaction || !writing ? undefined : await open(path, 'a');
   const cursorStore = fileCursorStore(statePath);
+  const removed = await readRemoved(removedPath(path));
+  let removedChanged = false;
+  const saveRemoved = async () => {
+    await replaceFileWithLines(removedPath(path), [...removed].map(([loadNumber, removedAt]) => JSON.stringify({ loadNumber, removedAt })));
+    removedChanged = false;
+  };
+  // Each load's pickup date, read from its line once, for removal detection's counts.
+  let pickups: Map<string, string | null> | undefined;
+  const pickupsOf = () => {
+    pickups ??= new Map([...lines].map(([loadNumber, line]) => [loadNumber, (JSON.parse(line) as LoadRow).scheduledPickupDate]));
+    return pickups;
+  };
+  const current = (span: PickupSpan) => [...pickupsOf()].filter(([loadNumber, pickup]) => !removed.has(loadNumber) && inSpan(span, pickup)).map(([loadNumber]) => loadNumber);
 
   async function upsert(rows: LoadRow[]): Promise<void> {
     if (appender === undefined) {
@@ -58,6 +79,8 @@ async function openLocked(path: string, statePath: string, writing: boolean, loc
       const line = JSON.stringify(row);
       if (lines.has(row.loadNumber)) dirty = true;
       lines.set(row.loadNumber, line);
+      pickups?.set(row.loadNumber, row.scheduledPickupDate);
+      if (removed.delete(row.loadNumber)) removedChanged = true;
       text += `${line}\n`;
     }
     await appender.write(text);
@@ -69,6 +92,8 @@ async function openLocked(path: string, statePath: string, writing: boolean, loc
     async write(rows, cursor) {
       if (!writing) throw new Error(`${path} is open for reading only`);
       if (rows.length > 0) await upsert(rows);
+      // A load served again leaves the list before the cursor passes it.
+      if (removedChanged) await saveRemoved();
       if (cursor !== undefined) await cursorStore.save(cursor);
     },
     async readRows(wanted) {
@@ -81,6 +106,26 @@ async function openLocked(path: string, statePath: string, writing: boolean, loc
     },
     async *loadNumbers() {
       yield [...lines.keys()];
+    },
+    removals: {
+      countLoads: (span) => current(span).length,
+      listLoads: current,
+      latestPickup: () => {
+        let latest: string | undefined;
+        for (const [loadNumber, pickup] of pickupsOf()) if (pickup !== null && !removed.has(loadNumber) && (latest === undefined || pickup > latest)) latest = pickup;
+        return latest;
+      },
+      async markRemoved(loadNumbers, removedAt, { delete: deleting }) {
+        if (!writing) throw new Error(`${path} is open for reading only`);
+        if (deleting) {
+          for (const loadNumber of loadNumbers) if (lines.delete(loadNumber)) pickups?.delete(loadNumber);
+          dirty = true;
+          return;
+        }
+        for (const loadNumber of loadNumbers) if (!removed.has(loadNumber)) removed.set(loadNumber, removedAt);
+        await saveRemoved();
+      },
+      removedAmong: (loadNumbers) => new Set(loadNumbers.filter((loadNumber) => removed.has(loadNumber))),
     },
     async close() {
       try {
@@ -123,3 +168,21 @@ async function readExisting(path: string): Promise<{ lines: Map<string, string>;
   return { lines, needsCompaction: torn || duplicates, found: true };
 }
 
+
+/** The list of removed loads: loadNumber -> removedAt; empty when the file is missing. */
+async function readRemoved(path: string): Promise<Map<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw error;
+  }
+  const removed = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const { loadNumber, removedAt } = JSON.parse(line) as { loadNumber: string; removedAt: string };
+    removed.set(loadNumber, removedAt);
+  }
+  return removed;
+}

@@ -104,14 +104,17 @@ const keepsNothing = (table: string, why: string) => new CliError(`--table ${tab
 export interface TableCheck {
   /** Columns that cannot hold the copy: refused. */
   misfits: Misfit[];
-  /** Statements that only loosen a constraint (no stored value changes), run before the first write. */
+  /** Statements that only loosen a constraint or add a nullable column (no stored value changes), run before the first write. */
   upgrades: string[];
+  /** Whether the loads table has its removed_at column already (README "Removals"). */
+  removedAt: boolean;
 }
 
 /** Checks the existing tables of a copy against the columns it writes. */
 export async function checkTables(db: Queryable, table: ResolvedTable): Promise<TableCheck> {
   const misfits: Misfit[] = [];
   const upgrades: string[] = [];
+  let removedAt = false;
   const [{ TimeZone: timeZone } = { TimeZone: 'UTC' }] = (await db.query<{ TimeZone: string }>('SHOW TimeZone')).rows;
   const recopy = `${RECOPY} (DELETE FROM ${table.cursor} WHERE feed = '${table.identity}')`;
   if (table.loadsExists) {
@@ -126,6 +129,10 @@ export async function checkTables(db: Queryable, table: ResolvedTable): Promise<
       if (judged.misfit) misfits.push(judged.misfit);
       if (judged.upgrade) upgrades.push(judged.upgrade);
     }
+    const removed = found.get('removed_at');
+    if (removed === undefined) upgrades.push(`ALTER TABLE ${table.loads} ADD COLUMN removed_at timestamptz`);
+    else if (removed.type !== 'timestamp with time zone') misfits.push({ column: 'removed_at', why: `is ${removed.type}, not timestamptz`, fix: `ALTER TABLE ${table.loads} ALTER COLUMN removed_at TYPE timestamptz USING NULL` });
+    else removedAt = true;
     if (found.has('load_number') && !(await uniqueOn(db, table.loads, 'load_number'))) {
       misfits.push({ column: 'load_number', why: 'has no unique index, which the upsert needs', fix: `ALTER TABLE ${table.loads} ADD PRIMARY KEY (load_number)` });
     }
@@ -141,7 +148,7 @@ export async function checkTables(db: Queryable, table: ResolvedTable): Promise<
       misfits.push({ column: `${table.cursor}.feed`, why: 'has no unique index, which saving the cursor needs', fix: `ALTER TABLE ${table.cursor} ADD PRIMARY KEY (feed)` });
     }
   }
-  return { misfits, upgrades };
+  return { misfits, upgrades, removedAt };
 }
 
 async function columnsOf(db: Queryable, relation: string): Promise<Map<string, FoundColumn>> {

@@ -9,6 +9,7 @@
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
+import { spanBounds, type PickupSpan } from '../removals/copy.js';
 import { importOptional, type DestinationKind, type OptionalPackage } from './kind.js';
 import { LOAD_COLUMNS, type LoadColumn } from './load-columns.js';
 import { checkTables, quote, refuseServerDatabase, resolveTable, type ResolvedTable } from './postgres-table.js';
@@ -78,7 +79,8 @@ function statements(names: { loads: string; cursor: string }) {
     createLoads: `
 CREATE TABLE IF NOT EXISTS ${names.loads} (
   load_number text PRIMARY KEY,
-  ${others.map((column) => `${column.column} ${columnType(column)}`).join(',\n  ')}
+  ${others.map((column) => `${column.column} ${columnType(column)}`).join(',\n  ')},
+  removed_at timestamptz
 )`,
     createCursor: `
 CREATE TABLE IF NOT EXISTS ${names.cursor} (
@@ -92,8 +94,16 @@ INSERT INTO ${names.loads} AS copy (${LOAD_COLUMNS.map((column) => column.column
 SELECT ${LOAD_COLUMNS.map((column) => quote(column.field)).join(', ')}
   FROM jsonb_to_recordset($1::jsonb) AS page(${LOAD_COLUMNS.map((column) => `${quote(column.field)} ${column.type}`).join(', ')})
 ON CONFLICT (load_number) DO UPDATE SET
-  ${others.map((column) => `${column.column} = excluded.${column.column}`).join(',\n  ')}
+  ${others.map((column) => `${column.column} = excluded.${column.column}`).join(',\n  ')},
+  removed_at = NULL
 WHERE excluded.updated_at >= copy.updated_at`,
+    // Removal detection (README "Removals"): counts over loads not marked removed, by pickup date.
+    countSpan: `SELECT count(*)::int AS n FROM ${names.loads} WHERE ${IN_SPAN}`,
+    listSpan: `SELECT load_number FROM ${names.loads} WHERE ${IN_SPAN}`,
+    latestPickup: `SELECT to_char(max(scheduled_pickup_date) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS latest FROM ${names.loads} WHERE removed_at IS NULL`,
+    markRemoved: `UPDATE ${names.loads} SET removed_at = $2::timestamptz WHERE removed_at IS NULL AND load_number = ANY ($1::text[])`,
+    deleteRemoved: `DELETE FROM ${names.loads} WHERE load_number = ANY ($1::text[])`,
+    removedAmong: `SELECT load_number FROM ${names.loads} WHERE removed_at IS NOT NULL AND load_number = ANY ($1::text[])`,
     saveCursor: `
 INSERT INTO ${names.cursor} AS saved (feed, cursor) VALUES ($1::text, $2::timestamptz)
 ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor)`,
@@ -109,13 +119,17 @@ ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor
 
 const BATCH = 1000;
 
+const IN_SPAN = `removed_at IS NULL AND CASE WHEN $1::boolean THEN scheduled_pickup_date IS NULL
+  ELSE scheduled_pickup_date >= $2::timestamptz AND ($3::timestamptz IS NULL OR scheduled_pickup_date < $3::timestamptz) END`;
+const spanParameters = (span: PickupSpan) => (span === 'none' ? [true, null, null] : [false, ...spanBounds(span)]);
+
 export async function openPostgresDestination(options: PostgresDestinationOptions): Promise<CopyDestination> {
   const { default: pg } = await importOptional<{ default: { Client: PgClientConstructor } }>('postgres', PG);
   const db = new pg.Client({ connectionString: options.connectionString, application_name: 'loadfeed' });
   // A connection lost between queries surfaces on the next query; without a listener it would crash the process.
   db.on('error', () => {});
   await db.connect();
-  let table: ResolvedTable;
+  let table: ResolvedTable & { removedAt: boolean };
   try {
     table = await prepare(db, options.table ?? 'loads', options.write ?? true);
   } catch (error) {
@@ -152,6 +166,18 @@ export async function openPostgresDestination(options: PostgresDestinationOption
         after = batch.at(-1)!;
       }
     },
+    removals: table.removedAt
+      ? {
+          countLoads: async (span) => (await db.query<{ n: number }>(sql.countSpan, spanParameters(span))).rows[0]!.n,
+          listLoads: async (span) => (await db.query<{ load_number: string }>(sql.listSpan, spanParameters(span))).rows.map((row) => row.load_number),
+          latestPickup: async () => (await db.query<{ latest: string | null }>(sql.latestPickup)).rows[0]?.latest ?? undefined,
+          async markRemoved(loadNumbers, removedAt, { delete: deleting }) {
+            if (deleting) await db.query(sql.deleteRemoved, [loadNumbers]);
+            else await db.query(sql.markRemoved, [loadNumbers, removedAt]);
+          },
+          removedAmong: async (loadNumbers) => new Set((await db.query<{ load_number: string }>(sql.removedAmong, [loadNumbers])).rows.map((row) => row.load_number)),
+        }
+      : undefined,
     async close() {
       // Ending the session releases the advisory lock.
       await db.end();
@@ -160,7 +186,7 @@ export async function openPostgresDestination(options: PostgresDestinationOption
 }
 
 /** Everything before the first write: whose database, which table, the lock, the checks, the missing tables. */
-async function prepare(db: PgClient, given: string, writing: boolean): Promise<ResolvedTable> {
+async function prepare(db: PgClient, given: string, writing: boolean): Promise<ResolvedTable & { removedAt: boolean }> {
   await refuseServerDatabase(db);
   const table = await resolveTable(db, given);
   const sql = statements(table);
@@ -173,7 +199,7 @@ async function prepare(db: PgClient, given: string, writing: boolean): Promise<R
   }
   const check = await checkTables(db, table);
   refuseMisfits(table.identity, check.misfits);
-  if (!writing) return table;
+  if (!writing) return { ...table, removedAt: check.removedAt };
   // CREATE only for a table that is missing: CREATE TABLE IF NOT EXISTS checks the CREATE privilege first.
   if (!table.loadsExists) await db.query(sql.createLoads);
   if (!table.cursorExists) await db.query(sql.createCursor);
@@ -181,8 +207,8 @@ async function prepare(db: PgClient, given: string, writing: boolean): Promise<R
     try {
       await db.query(upgrade);
     } catch (error) {
-      throw new CliError(`the table ${table.identity} needs \`${upgrade}\` (it only loosens a constraint), which this role may not run: ${(error as Error).message}`);
+      throw new CliError(`the table ${table.identity} needs \`${upgrade}\` (it only loosens a constraint or adds a column), which this role may not run: ${(error as Error).message}`);
     }
   }
-  return table;
+  return { ...table, removedAt: true };
 }

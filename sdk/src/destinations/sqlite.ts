@@ -9,8 +9,9 @@ import { LOAD_FIELDS } from '@loadfeed/spec';
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
+import { spanBounds, type PickupSpan, type RemovalCopy } from '../removals/copy.js';
 import { importOptional, refuseEphemeralPath, type DestinationKind, type OptionalPackage } from './kind.js';
-import { loadSqlite, type SqliteConstructor, type SqliteDatabase } from '../sqlite-driver.js';
+import { loadSqlite, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from '../sqlite-driver.js';
 import { lockFile, type FileLock } from './lock-file.js';
 import { RECOPY, refuseMisfits, type Misfit } from './table-check.js';
 
@@ -36,8 +37,11 @@ const otherFields = LOAD_FIELDS.filter((field) => field !== 'loadNumber');
 const CREATE_LOADS = `
 CREATE TABLE loads (
   "loadNumber" TEXT PRIMARY KEY NOT NULL,
-  ${otherFields.map((field) => `${quote(field)} TEXT`).join(',\n  ')}
+  ${otherFields.map((field) => `${quote(field)} TEXT`).join(',\n  ')},
+  "removedAt" TEXT
 )`;
+/** When the sync found the load gone from the feed (README "Removals"); NULL while the feed serves it. */
+const ADD_REMOVED_AT = 'ALTER TABLE loads ADD COLUMN "removedAt" TEXT';
 const CREATE_CURSOR = `
 CREATE TABLE loadfeed_sync (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -49,7 +53,8 @@ const UPSERT_LOAD = `
 INSERT INTO loads (${LOAD_FIELDS.map(quote).join(', ')})
 VALUES (${LOAD_FIELDS.map(() => '?').join(', ')})
 ON CONFLICT ("loadNumber") DO UPDATE SET
-  ${otherFields.map((field) => `${quote(field)} = excluded.${quote(field)}`).join(',\n  ')}
+  ${otherFields.map((field) => `${quote(field)} = excluded.${quote(field)}`).join(',\n  ')},
+  "removedAt" = NULL
 WHERE excluded."updatedAt" >= loads."updatedAt"`;
 
 const SAVE_CURSOR = `
@@ -69,6 +74,21 @@ const READ_ROWS = `SELECT ${LOAD_FIELDS.map(quote).join(', ')} FROM loads WHERE 
 const LOAD_NUMBERS = 'SELECT "loadNumber" FROM loads WHERE "loadNumber" > ? ORDER BY "loadNumber" LIMIT ?';
 
 const BATCH = 1000;
+
+// Removal detection's counts, over loads not marked removed; date-times are SPEC's shape, so text order is time order.
+const IN_SPAN = `"removedAt" IS NULL AND CASE WHEN @none THEN "scheduledPickupDate" IS NULL
+  ELSE "scheduledPickupDate" >= @from AND (@before IS NULL OR "scheduledPickupDate" < @before) END`;
+const COUNT_SPAN = `SELECT count(*) AS n FROM loads WHERE ${IN_SPAN}`;
+const LIST_SPAN = `SELECT "loadNumber" FROM loads WHERE ${IN_SPAN}`;
+const LATEST_PICKUP = `SELECT max("scheduledPickupDate") AS latest FROM loads WHERE "removedAt" IS NULL`;
+const MARK_REMOVED = `UPDATE loads SET "removedAt" = ? WHERE "removedAt" IS NULL AND "loadNumber" IN (SELECT value FROM json_each(?))`;
+const DELETE_REMOVED = `DELETE FROM loads WHERE "loadNumber" IN (SELECT value FROM json_each(?))`;
+const REMOVED_AMONG = `SELECT "loadNumber" FROM loads WHERE "removedAt" IS NOT NULL AND "loadNumber" IN (SELECT value FROM json_each(?))`;
+
+const spanParameters = (span: PickupSpan) => {
+  const [from, before] = span === 'none' ? [null, null] : spanBounds(span);
+  return { none: span === 'none' ? 1 : 0, from, before };
+};
 
 /** Opens (and on the first run creates) the copy; with `write: false` it only reads one that exists, for `loadfeed verify`. */
 export async function openSqliteDestination(path: string, options: { write?: boolean } = {}): Promise<CopyDestination> {
@@ -104,8 +124,12 @@ function prepareTables(db: SqliteDatabase, path: string, writing: boolean): void
     db.exec('PRAGMA journal_mode = WAL');
     if (!present.has('loads')) db.exec(CREATE_LOADS);
     if (!present.has('loadfeed_sync')) db.exec(CREATE_CURSOR);
+    // A copy from before removals gains the column; adding a nullable column changes no row.
+    if (present.has('loads') && !hasRemovedAt(db)) db.exec(ADD_REMOVED_AT);
   }
 }
+
+const hasRemovedAt = (db: SqliteDatabase) => (db.prepare(COLUMNS).all('loads') as { name: string }[]).some((column) => column.name === 'removedAt');
 
 /**
  * SQLite keeps a value as given in a column of TEXT affinity or none; INTEGER, REAL or NUMERIC affinity
@@ -151,6 +175,8 @@ function copyIn(db: SqliteDatabase, lock: FileLock | undefined): CopyDestination
     if (cursor !== undefined) saveCursor.run(cursor);
   });
   let open = true;
+  const marks = hasRemovedAt(db);
+  const removedAmong = marks ? db.prepare(REMOVED_AMONG) : undefined;
 
   return {
     loadCursor: () => (loadCursor.get() as { cursor: string } | undefined)?.cursor,
@@ -169,10 +195,31 @@ function copyIn(db: SqliteDatabase, lock: FileLock | undefined): CopyDestination
         after = batch.at(-1)!;
       }
     },
+    ...(removedAmong ? { removals: sqliteRemovals(db, removedAmong) } : {}),
     async close() {
       if (open) db.close();
       open = false;
       await lock?.release();
     },
+  };
+}
+
+function sqliteRemovals(db: SqliteDatabase, removedAmong: SqliteStatement): RemovalCopy {
+  const [count, list, latest, mark, remove] = [COUNT_SPAN, LIST_SPAN, LATEST_PICKUP, MARK_REMOVED, DELETE_REMOVED].map((sql) => db.prepare(sql)) as [
+    SqliteStatement,
+    SqliteStatement,
+    SqliteStatement,
+    SqliteStatement,
+    SqliteStatement,
+  ];
+  return {
+    countLoads: (span) => (count.get(spanParameters(span)) as { n: number }).n,
+    listLoads: (span) => (list.all(spanParameters(span)) as { loadNumber: string }[]).map((row) => row.loadNumber),
+    latestPickup: () => (latest.get() as { latest: string | null }).latest ?? undefined,
+    markRemoved(loadNumbers, removedAt, { delete: deleting }) {
+      if (deleting) remove.run(JSON.stringify(loadNumbers));
+      else mark.run(removedAt, JSON.stringify(loadNumbers));
+    },
+    removedAmong: (loadNumbers) => new Set((removedAmong.all(JSON.stringify(loadNumbers)) as { loadNumber: string }[]).map((row) => row.loadNumber)),
   };
 }

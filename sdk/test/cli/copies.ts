@@ -40,7 +40,7 @@ export function readSqlite(path: string): { loads: Load[]; cursor: string | unde
   const db = new Database(path, { readonly: true });
   try {
     return {
-      loads: db.prepare('SELECT * FROM loads ORDER BY "loadNumber"').all() as Load[],
+      loads: (db.prepare('SELECT * FROM loads ORDER BY "loadNumber"').all() as (Load & { removedAt?: unknown })[]).map(({ removedAt: _marker, ...load }) => load),
       cursor: (db.prepare('SELECT cursor FROM loadfeed_sync WHERE id = 1').get() as { cursor: string } | undefined)?.cursor,
     };
   } finally {
@@ -87,7 +87,12 @@ export async function readPostgres(url: string, table: string): Promise<{ loads:
   try {
     const rows = (await client.query<Record<string, unknown>>(`SELECT * FROM ${table} ORDER BY load_number`)).rows;
     const loads = rows.map(
-      (row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [camelCase(column), value instanceof Date ? value.toISOString() : value])) as Load,
+      (row) =>
+        Object.fromEntries(
+          Object.entries(row)
+            .filter(([column]) => column !== 'removed_at')
+            .map(([column, value]) => [camelCase(column), value instanceof Date ? value.toISOString() : value]),
+        ) as Load,
     );
     // The cursor row is keyed by the table's resolved schema.table.
     const cursor = (
@@ -189,6 +194,7 @@ export async function readDuckdb(path: string): Promise<{ loads: Load[]; cursor:
   return withDuckdb(path, false, async (run) => {
     const columns = await run(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = 'loads' ORDER BY ordinal_position`);
     const select = columns
+      .filter(({ name }) => name !== 'removed_at')
       .map(({ name, type }) => (type === 'TIMESTAMP WITH TIME ZONE' ? `strftime(${name} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%g') || 'Z' AS ${name}` : String(name)))
       .join(', ');
     const rows = await run(`SELECT ${select} FROM loads ORDER BY load_number`);

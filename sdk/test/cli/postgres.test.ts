@@ -44,7 +44,11 @@ describe('loadfeed sync --postgres', () => {
       ).rows,
     );
     const typeName = { text: 'text', timestamptz: 'timestamp with time zone', numeric: 'numeric' } as const;
-    expect(columns).toEqual(LOAD_COLUMNS.map((column) => ({ column_name: column.column, data_type: typeName[column.type], is_nullable: column.notNull ? 'NO' : 'YES' })));
+    expect(columns).toEqual([
+      ...LOAD_COLUMNS.map((column) => ({ column_name: column.column, data_type: typeName[column.type], is_nullable: column.notNull ? 'NO' : 'YES' })),
+      // When the sync found the load gone from the feed (README "Removals").
+      { column_name: 'removed_at', data_type: 'timestamp with time zone', is_nullable: 'YES' },
+    ]);
     const primaryKey = await withClient(async (client) =>
       (
         await client.query<{ attname: string }>(

@@ -1,0 +1,155 @@
+// Removals in each destination: a sync marks the loads the feed no longer serves (removedAt / removed_at,
+// or the NDJSON file's <out>.removed.ndjson), a load that comes back is unmarked, --delete-removed
+// deletes instead, verify counts marked loads as removed (not a fault), and a copy made before the
+// column existed gains it on its next run.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { useTestDatabase } from '@loadfeed/server/testing/vitest';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { openDuckdbDestination, openNdjsonDestination, openPostgresDestination, openSqliteDestination, type CopyDestination } from '../../src/destinations.js';
+import { syncLoads, verifyCopy } from '../../src/index.js';
+import { withoutPassword } from '../cli/copies.js';
+import { useScratchFolder } from '../cli/run-cli.js';
+import { loadInput, mockSetup } from '../helpers.js';
+
+const scratch = useScratchFolder();
+const customerDatabase = useTestDatabase();
+const DAY_MS = 86_400_000;
+const START = Date.UTC(2026, 0, 1);
+const pickup = (n: number) => new Date(START - 300 * DAY_MS + n * 3 * DAY_MS + n * 1000).toISOString();
+const LOADS = Array.from({ length: 120 }, (_, index) => loadInput(index + 1, { scheduledPickupDate: pickup(index + 1) }));
+
+type Open = (write: boolean) => Promise<CopyDestination>;
+const sqliteOpen = (path: string): Open => (write) => openSqliteDestination(path, { write });
+const CASES: { name: string; open(): Open }[] = [
+  { name: 'NDJSON', open: () => ((path) => (write: boolean) => openNdjsonDestination(path, `${path}.state.json`, { write }))(join(scratch.path, `${randomBytes(4).toString('hex')}.ndjson`)) },
+  { name: 'SQLite', open: () => sqliteOpen(join(scratch.path, `${randomBytes(4).toString('hex')}.db`)) },
+  { name: 'DuckDB', open: () => ((path) => (write: boolean) => openDuckdbDestination(path, { write }))(join(scratch.path, `${randomBytes(4).toString('hex')}.duckdb`)) },
+  {
+    name: 'PostgreSQL',
+    open: () => ((table) => (write: boolean) => openPostgresDestination({ connectionString: withoutPassword(customerDatabase.url), table, write }))(`t_${randomBytes(4).toString('hex')}`),
+  },
+];
+
+async function syncInto(open: Open, setup: ReturnType<typeof mockSetup>, deleteRemoved = false) {
+  await setup.clock.advance(10 * 60_000);
+  const destination = await open(true);
+  try {
+    return await syncLoads({ client: setup.client, destination, deleteRemoved });
+  } finally {
+    await destination.close();
+  }
+}
+
+async function verify(open: Open, setup: ReturnType<typeof mockSetup>) {
+  const copy = await open(false);
+  try {
+    return await verifyCopy({ client: setup.client, copy });
+  } finally {
+    await copy.close();
+  }
+}
+
+describe.each(CASES)('removals in $name', ({ open: make }) => {
+  it('marks what left the feed, verify calls it removed, a load that comes back is unmarked', async () => {
+    const open = make();
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    setup.mock.remove(['L000003', 'L000077']);
+    setup.mock.upsert([loadInput(50, { scheduledPickupDate: new Date(START - 400 * DAY_MS).toISOString() })]);
+    expect(await syncInto(open, setup)).toMatchObject({ removed: 3, removalsPending: 0 });
+    const report = await verify(open, setup);
+    expect(report).toMatchObject({ complete: true, removed: 3, extra: 0, missing: 0, served: 117 });
+    expect(report.samples.removed).toEqual(['L000003', 'L000050', 'L000077']);
+
+    setup.mock.upsert([loadInput(3, { scheduledPickupDate: pickup(3) })]);
+    expect(await syncInto(open, setup)).toMatchObject({ removed: 0 });
+    expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 2, served: 118 });
+  });
+
+  it('deletes what left the feed with deleteRemoved', async () => {
+    const open = make();
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    setup.mock.remove(['L000010']);
+    expect(await syncInto(open, setup, true)).toMatchObject({ removed: 1 });
+    const copy = await open(false);
+    try {
+      expect(await copy.readRows(['L000010', 'L000011'])).toHaveLength(1);
+    } finally {
+      await copy.close();
+    }
+    expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 0, served: 119 });
+  });
+});
+
+describe('a copy made before removals', () => {
+  it('SQLite: gains its removedAt column on the next run, every row kept and unmarked', async () => {
+    const path = join(scratch.path, 'old.db');
+    const open = sqliteOpen(path);
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; prepare(sql: string): { all(): unknown[] }; close(): void };
+    const db = new Database(path);
+    db.exec('ALTER TABLE loads DROP COLUMN "removedAt"');
+    db.close();
+    setup.mock.remove(['L000020']);
+    expect(await syncInto(open, setup)).toMatchObject({ removed: 1 });
+    const after = new Database(path);
+    expect(after.prepare('SELECT count(*) AS n FROM loads WHERE "removedAt" IS NULL').all()).toEqual([{ n: 119 }]);
+    after.close();
+  });
+
+  it('PostgreSQL: gains its removed_at column on the next run', async () => {
+    const table = `t_${randomBytes(4).toString('hex')}`;
+    const connectionString = withoutPassword(customerDatabase.url);
+    const open: Open = (write) => openPostgresDestination({ connectionString, table, write });
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      await client.query(`ALTER TABLE ${table} DROP COLUMN removed_at`);
+      // verify only reads: an old copy still verifies, with nothing marked.
+      expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 0 });
+      setup.mock.remove(['L000020']);
+      expect(await syncInto(open, setup)).toMatchObject({ removed: 1 });
+      expect((await client.query(`SELECT load_number FROM ${table} WHERE removed_at IS NOT NULL`)).rows).toEqual([{ load_number: 'L000020' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('DuckDB: gains its removed_at column on the next run', async () => {
+    const path = join(scratch.path, 'old.duckdb');
+    const open: Open = (write) => openDuckdbDestination(path, { write });
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    await connection.run('ALTER TABLE loads DROP COLUMN removed_at');
+    connection.closeSync();
+    instance.closeSync();
+    setup.mock.remove(['L000020']);
+    expect(await syncInto(open, setup)).toMatchObject({ removed: 1 });
+    expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 1, served: 119 });
+  });
+
+  it('NDJSON: every line keeps the Load shape; removals are listed beside the file', async () => {
+    const path = join(scratch.path, 'shape.ndjson');
+    const open: Open = (write) => openNdjsonDestination(path, `${path}.state.json`, { write });
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    setup.mock.remove(['L000030']);
+    await syncInto(open, setup);
+    const lines = (await readFile(path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(120);
+    expect(lines.every((line) => !('removedAt' in line))).toBe(true);
+    const removed = (await readFile(`${path}.removed.ndjson`, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(removed).toEqual([{ loadNumber: 'L000030', removedAt: expect.stringMatching(/Z$/) }]);
+  });
+});
