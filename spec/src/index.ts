@@ -3,6 +3,9 @@
 // (joi) `@loadfeed/spec/query`: only what serves, checks or mocks the API loads them.
 export * from './contract.js';
 export { feedWindowStart } from './feed-window.js';
+/** The dates and date-times the API accepts, read exactly (also in `/query`, beside the query reader). */
+export { parseInstant, lowerBoundMs, upperBoundMs } from './dates.js';
+export type { Instant } from './dates.js';
 /** The Load schema's field rules as one generated function: a client's fast yes-or-no per row. */
 export { loadFieldsKeepTheirRules } from './generated/load-check.js';
 export type { OpenApiDocument, JsonSchema } from './document.js';

@@ -4,8 +4,7 @@
 // that one page holds, which are read by the key walk: the copy's loads of such a range that the read
 // does not serve are suspects. Everything here assumes the copy has just caught up by delta, so a range
 // where the feed counts more only means the copy is behind (a write since), never that something left.
-import { feedWindowStart } from '@loadfeed/spec';
-import { lowerBoundMs, parseInstant, upperBoundMs } from '@loadfeed/spec/query';
+import { feedWindowStart, lowerBoundMs, parseInstant, upperBoundMs } from '@loadfeed/spec';
 import type { CallOptions, LoadfeedClient } from '../client.js';
 import type { SyncFilters } from '../sync.js';
 import type { PickupRange, PickupSpan, RemovalCopy } from './copy.js';
