@@ -9,8 +9,8 @@ import { RESPONSE_HEADERS } from '@loadfeed/spec';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { keyAdmission } from './admission/admit-request.js';
-import { registerAuthScheme } from './auth/scheme.js';
-import { standbyOptionsOf, type Config } from './config.js';
+import { registerAuthScheme } from './admission/scheme.js';
+import { standbyOptionsOf, type Config } from './config/load.js';
 import { withCors } from './cors.js';
 import { DatabaseCheck } from './db/database-check.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
@@ -23,13 +23,13 @@ import { checkSettledFeed, watchFeedDefinitions } from './db/settled-feed-check.
 import { apiReferenceRoutes } from './docs/routes.js';
 import { rootRedirectRoute } from './docs/root-redirect.js';
 import { errorResponse } from './errors.js';
-import { healthRoutes } from './health/routes.js';
+import { healthRoutes } from './health.js';
 import { loadsRoutes } from './loads/route.js';
 import { bindCustomer, logFailure, registerRequestLogging } from './logging.js';
 import { answerMalformedRequests } from './malformed-requests.js';
-import type { Metrics } from './metrics/metrics.js';
-import { openApiRoute } from './openapi/route.js';
-import { putRateHeadersOf, rateHeadersOf } from './rate-limit/step.js';
+import type { Metrics } from './metrics.js';
+import { openApiRoute } from './openapi.js';
+import { putRateHeadersOf, rateHeadersOf } from './admission/rate-limit-step.js';
 import { requestIdOf } from './request-id.js';
 import { observeRequests } from './tracing/observe.js';
 
@@ -43,7 +43,7 @@ export interface ServerDeps {
   directPool?: pg.Pool;
   logger: Logger;
   clock?: Clock;
-  /** Where the server records its figures (metrics/metrics.ts); absent: it records none. */
+  /** Where the server records its figures (metrics.ts); absent: it records none. */
   metrics?: Metrics;
 }
 

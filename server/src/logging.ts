@@ -6,7 +6,7 @@
 import type { Request, Server } from '@hapi/hapi';
 import { pino, type Logger } from 'pino';
 import { API_KEY_PREFIX } from '@loadfeed/spec';
-import type { LogLevel } from './config.js';
+import type { LogLevel } from './config/load.js';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {

@@ -4,15 +4,15 @@
 // horizon fixed before the page is read. No instance's clock takes part: every instance counts and
 // answers alike, whatever its own clock says.
 //
-// The auth scheme (auth/scheme.ts) knows only credentials: `keyAdmission` is what it asks for a key's
+// The auth scheme (scheme.ts) knows only credentials: `keyAdmission` is what it asks for a key's
 // credentials, and it records on the request what the same round trip decided (the rate decision, the
 // horizon and the feed version) for the rate-limit step and the page.
 import type { Request } from '@hapi/hapi';
 import type pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
-import { decisionOf, type RateDecision, type WindowRow } from '../rate-limit/window.js';
-import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from '../auth/credentials.js';
-import { hashKey } from '../auth/key-format.js';
+import { decisionOf, type RateDecision, type WindowRow } from './rate-window.js';
+import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from './credentials.js';
+import { hashKey } from './key-format.js';
 import { admissionStatements } from '../tracing/statements.js';
 
 declare module '@hapi/hapi' {

@@ -4,13 +4,13 @@
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
 import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER, feedWindowStart } from '@loadfeed/spec';
-import { concurrencyGate, type ConcurrencyGateOptions } from '../concurrency-gate.js';
+import { concurrencyGate, type ConcurrencyGateOptions } from '../admission/concurrency-gate.js';
 import type { Clock } from '../clock.js';
 import type { PrimaryBreaker } from '../db/primary-breaker.js';
 import type { ReadRouter } from '../db/read-router.js';
-import { AUTH_SCHEME } from '../auth/scheme.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { rateLimitStep } from '../rate-limit/step.js';
+import { AUTH_SCHEME } from '../admission/scheme.js';
+import type { Metrics } from '../metrics.js';
+import { rateLimitStep } from '../admission/rate-limit-step.js';
 import { CountCache } from './count-cache.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';

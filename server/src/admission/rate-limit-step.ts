@@ -3,7 +3,7 @@
 // headers). A refused request is not counted and gets a 429.
 import Boom from '@hapi/boom';
 import type { Lifecycle, Request } from '@hapi/hapi';
-import { putRateHeaders, rateHeaders, type HeaderSink, type RateDecision } from './window.js';
+import { putRateHeaders, rateHeaders, type HeaderSink, type RateDecision } from './rate-window.js';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {

@@ -16,8 +16,8 @@
 import Boom from '@hapi/boom';
 import type { ServerResponse } from 'node:http';
 import type { Lifecycle } from '@hapi/hapi';
-import { hashKey, isWellFormedKey } from './auth/key-format.js';
-import type { CancelSignal } from './db/cancellable.js';
+import { hashKey, isWellFormedKey } from './key-format.js';
+import type { CancelSignal } from '../db/cancellable.js';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -42,7 +42,7 @@ export interface ConcurrencyGateOptions {
 const BUSY_RETRY_AFTER_SECONDS = 1;
 /** The key of requests whose bearer token is missing or malformed: they share one queue. */
 const NO_KEY = 'no key';
-/** How the scheme reads the header (auth/scheme.ts); the name in any case. */
+/** How the scheme reads the header (scheme.ts); the name in any case. */
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 interface Waiter {
