@@ -1,4 +1,4 @@
-// Who holds a customer's feed back: the transactions announced as its writers (migrations/0012), as the
+// Who holds a customer's feed back: the transactions announced as its writers (sql/functions/announce_feed_writer.sql), as the
 // operator's `loadfeed-server feed-writers` lists them. A writer holds the customer's settled horizon at
 // its first stamp until it commits or rolls back; a writer of more than 16 customers holds every
 // customer's. What pg_stat_activity says of the holder (role, application, state) shows where the server's
