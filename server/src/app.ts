@@ -9,8 +9,8 @@ import { RESPONSE_HEADERS } from '@loadfeed/spec';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { keyAdmission } from './admission/admit-request.js';
-import { registerAuthScheme } from './auth/scheme.js';
-import { standbyOptionsOf, type Config } from './config.js';
+import { registerAuthScheme } from './admission/scheme.js';
+import { standbyOptionsOf, type Config } from './config/load.js';
 import { withCors } from './cors.js';
 import { DatabaseCheck } from './db/database-check.js';
 import { keepFeedIndexCurrent } from './db/feed-index.js';
@@ -23,13 +23,13 @@ import { checkSettledFeed, watchFeedDefinitions } from './db/settled-feed-check.
 import { apiReferenceRoutes } from './docs/routes.js';
 import { rootRedirectRoute } from './docs/root-redirect.js';
 import { errorResponse } from './errors.js';
-import { healthRoutes } from './health/routes.js';
+import { healthRoutes } from './health.js';
 import { loadsRoutes } from './loads/route.js';
-import { bindCustomer, logFailure, registerRequestLogging } from './logging.js';
+import { logFailure, registerRequestLogging } from './logging.js';
 import { answerMalformedRequests } from './malformed-requests.js';
-import type { Metrics } from './metrics/metrics.js';
-import { openApiRoute } from './openapi/route.js';
-import { putRateHeadersOf, rateHeadersOf } from './rate-limit/step.js';
+import type { Metrics } from './metrics.js';
+import { openApiRoute } from './openapi.js';
+import { putRateHeadersOf, rateHeadersOf } from './admission/rate-limit-step.js';
 import { requestIdOf } from './request-id.js';
 import { observeRequests } from './tracing/observe.js';
 
@@ -43,7 +43,7 @@ export interface ServerDeps {
   directPool?: pg.Pool;
   logger: Logger;
   clock?: Clock;
-  /** Where the server records its figures (metrics/metrics.ts); absent: it records none. */
+  /** Where the server records its figures (metrics.ts); absent: it records none. */
   metrics?: Metrics;
 }
 
@@ -86,11 +86,6 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   }
   answerMalformedRequests(server, logger);
   registerAuthScheme(server, { lookUp: keyAdmission(pool, config.rateLimitPerMinute) });
-  server.ext('onCredentials', (request, h) => {
-    const credentials = request.auth.credentials?.app;
-    if (credentials) bindCustomer(request, credentials.customerCode);
-    return h.continue;
-  });
 
   // Pages are read on the standbys when they are current enough (db/read-router.ts); their pools live as
   // long as the server. The check every interval moves the primary's breaker, which the feed's route
@@ -129,8 +124,8 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   // Last stop of every response: an error becomes SPEC's error body (errors.ts), a 5xx's cause is
   // logged with the request id; every response gets its request id, and a counted or refused request
   // its rate headers.
-  // A page's headers are put on its response one by one: records of them, spread and walked, made this
-  // step half again as dear (12 against 8 µs of a page request's server CPU, server/README.md, Benchmark).
+  // A page's headers are put on its response one by one: records of them, spread and walked, make this
+  // step half again as dear (server/BENCHMARKS.md, "Less work around the statements").
   server.ext('onPreResponse', (request, h) => {
     const { response } = request;
     const requestId = request.app.requestId ?? randomUUID();

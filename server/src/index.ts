@@ -19,7 +19,7 @@ export {
   type Config,
   /** @deprecated Set `LOG_LEVEL` (`loadfeed-server start --help`). */
   type LogLevel,
-} from './config.js';
+} from './config/load.js';
 export {
   /** @deprecated Open your own `pg` pool on `DATABASE_URL`; the server's pool is its own. */
   createPool,
@@ -71,7 +71,7 @@ export {
   type IssuedKey,
   /** @deprecated Run `loadfeed-server keys list --json`. */
   type KeyListing,
-} from './keys/keys.js';
+} from './admission/keys.js';
 export {
   /** @deprecated Run `loadfeed-server import`; in tests, `TestServer.importLoads` from `@loadfeed/server/testing`. */
   importLoads,

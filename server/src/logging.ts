@@ -6,15 +6,7 @@
 import type { Request, Server } from '@hapi/hapi';
 import { pino, type Logger } from 'pino';
 import { API_KEY_PREFIX } from '@loadfeed/spec';
-import type { LogLevel } from './config.js';
-
-declare module '@hapi/hapi' {
-  interface RequestApplicationState {
-    requestId?: string;
-    /** The key's customer, once it is known. */
-    customer?: string;
-  }
-}
+import type { LogLevel } from './config/load.js';
 
 const REDACTED = ['req.headers.authorization', 'headers.authorization', 'authorization', '*.authorization', 'key', '*.key'];
 
@@ -93,7 +85,7 @@ export function createLogger(level: LogLevel, destination: NodeJS.WritableStream
 
 /** What names a request in each of its lines. */
 function requestFields(request: Request): Record<string, unknown> {
-  return { requestId: request.app.requestId, method: request.method, path: cut(request.path, 200), customer: request.app.customer };
+  return { requestId: request.app.requestId, method: request.method, path: cut(request.path, 200), customer: request.app.admission?.key?.credentials.customerCode };
 }
 
 /**
@@ -113,11 +105,6 @@ export function registerRequestLogging(server: Server, logger: Logger): void {
   });
   server.ext('onPostStart', () => logger.info({ uri: server.info.uri }, 'server started'));
   server.ext('onPostStop', () => logger.info('server stopped'));
-}
-
-/** Adds the customer to the request's lines once the key is known. */
-export function bindCustomer(request: Request, customerCode: string): void {
-  request.app.customer = customerCode;
 }
 
 /** Logs why a request gets a 5xx, once, with its request id and customer. */

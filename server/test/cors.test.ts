@@ -3,7 +3,7 @@
 // are exposed; credentials never; without the setting, nothing changes.
 import type { ServerInjectResponse } from '@hapi/hapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
 import { useTestDatabase } from '../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from './support/app.js';
 

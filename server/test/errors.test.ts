@@ -86,7 +86,7 @@ describe('responses other than a page of loads', () => {
     const response = await app.get('/api/v1/openapi.json');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    // Its `servers` names the server that answered (test/openapi/route.test.ts).
+    // Its `servers` names the server that answered (test/openapi.test.ts).
     expect(JSON.parse(response.payload)).toEqual({ ...openApiDocument, servers: [expect.objectContaining({ url: expect.any(String) })] });
   });
 

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTopology, type Topology } from '../topology/src/topology.js';
-import { createKey } from '../src/keys/keys.js';
+import { createKey } from '../src/admission/keys.js';
 import { importLoads } from '../src/loads/import.js';
 import { feedCopy, truthOf } from './support/feed-copy.js';
 

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { DEFAULT_RATE_LIMIT } from '@loadfeed/spec';
 import { admitRequest } from '../../dist/admission/admit-request.js';
-import { isWellFormedKey } from '../../dist/auth/key-format.js';
+import { isWellFormedKey } from '../../dist/admission/key-format.js';
 
 export interface StepCost {
   medianMs: number;

@@ -4,7 +4,7 @@
 // same pool settings and the same serialization, so that the comparison is about the queries and the stack.
 import type { ServerResponse } from 'node:http';
 import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
-import { hashKey } from '../../dist/auth/key-format.js';
+import { hashKey } from '../../dist/admission/key-format.js';
 import { serializeLoad, type LoadRow } from './node-serialize.js';
 import { BASELINE_COUNT_SQL, BASELINE_KEY_SQL, BASELINE_PAGE_SQL, baselinePageParameters, baselineScope } from './baseline-queries.js';
 import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';

@@ -16,12 +16,12 @@
 // BENCH_SECONDS (5 per measured run), BENCH_ROUNDS (3 alternating rounds).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { LAST_USED_RESOLUTION_MS } from '../../dist/auth/credentials.js';
-import { hashKey } from '../../dist/auth/key-format.js';
+import { LAST_USED_RESOLUTION_MS } from '../../dist/admission/credentials.js';
+import { hashKey } from '../../dist/admission/key-format.js';
 import { createPool } from '../../dist/db/pool.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { FEED_TRIGGERS } from '../../dist/db/settled-feed-check.js';
-import { createKey } from '../../dist/keys/keys.js';
+import { createKey } from '../../dist/admission/keys.js';
 import { choosePageStatement, feedParameters } from '../../dist/loads/list.js';
 import { COUNT_SQL } from '../../dist/loads/list-statements.js';
 import { seedDatabase } from '../../dist/seed/seed.js';

@@ -5,7 +5,7 @@
 // that serves the same rows.
 import type { ServerResponse } from 'node:http';
 import { LIST_LOADS_PATH, LOAD_FIELDS, feedWindowStart } from '@loadfeed/spec';
-import { hashKey } from '../../dist/auth/key-format.js';
+import { hashKey } from '../../dist/admission/key-format.js';
 import { columnOf, sqlTypeOf } from '../../dist/loads/columns.js';
 import { bearerKey, MAX_PAGE_SIZE, pageParameters, poolFor, send, serveBare } from './bare-server.js';
 import { BASELINE_KEY_SQL } from './baseline-queries.js';

@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import { createPool } from '../../dist/db/pool.js';
-import { createKey } from '../../dist/keys/keys.js';
+import { createKey } from '../../dist/admission/keys.js';
 import { choosePageStatement, feedParameters } from '../../dist/loads/list.js';
 import { COUNTED_PAGE_SQL } from '../../dist/loads/list-statements.js';
 import { authAndRateLimitCost } from './auth-cost.js';

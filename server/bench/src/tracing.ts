@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH } from '@loadfeed/spec';
 import { migrate } from '../../dist/db/migrate.js';
 import { createPool } from '../../dist/db/pool.js';
-import { createKey } from '../../dist/keys/keys.js';
+import { createKey } from '../../dist/admission/keys.js';
 import { generateCustomers } from '../../dist/seed/customers.js';
 import { seedDatabase } from '../../dist/seed/seed.js';
 import { startHostedPostgres } from '../../dist/db/hosted-postgres.js';

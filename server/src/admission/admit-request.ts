@@ -4,25 +4,17 @@
 // horizon fixed before the page is read. No instance's clock takes part: every instance counts and
 // answers alike, whatever its own clock says.
 //
-// The auth scheme (auth/scheme.ts) knows only credentials: `keyAdmission` is what it asks for a key's
+// The auth scheme (scheme.ts) knows only credentials: `keyAdmission` is what it asks for a key's
 // credentials, and it records on the request what the same round trip decided (the rate decision, the
-// horizon and the feed version) for the rate-limit step and the page.
+// horizon and the feed version) for the rate-limit step and the page (request-admission.ts).
 import type { Request } from '@hapi/hapi';
 import type pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
-import { decisionOf, type RateDecision, type WindowRow } from '../rate-limit/window.js';
-import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from '../auth/credentials.js';
-import { hashKey } from '../auth/key-format.js';
+import { decisionOf, type RateDecision, type WindowRow } from './rate-window.js';
+import { LAST_USED_RESOLUTION_MS, type ApiKeyCredentials } from './credentials.js';
+import { hashKey } from './key-format.js';
 import { admissionStatements } from '../tracing/statements.js';
-
-declare module '@hapi/hapi' {
-  interface RequestApplicationState {
-    /** The customer's settled horizon, fixed when the request was admitted. */
-    settledThrough?: string;
-    /** The customer's feed version read after the horizon: what a standby must show to serve the page. */
-    feedVersion?: bigint;
-  }
-}
+import { admissionOf } from './request-admission.js';
 
 export interface Admission {
   credentials: ApiKeyCredentials;
@@ -49,7 +41,7 @@ interface AdmissionRow extends WindowRow {
 // NULL for an unknown key; the eleven NULLs stand for them in the call. A CALL rather than `SELECT * FROM`
 // a function: the statement is parsed on every request (no server-side prepared statements through
 // PgBouncer in transaction mode), and a CALL skips the planner and the function scan, 15-20% of the
-// admission's database CPU (server/README.md, Benchmark). The intervals are interval parameters, cheaper
+// admission's database CPU (server/BENCHMARKS.md, "The admission as a procedure"). The intervals are interval parameters, cheaper
 // than casts and interval arithmetic in the statement.
 const ADMIT_REQUEST_SQL = 'CALL admit_request($1::bytea, $2::integer, $3::interval, $4::interval, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)';
 const RATE_WINDOW = `${RATE_WINDOW_MS} milliseconds`;
@@ -74,9 +66,7 @@ export function keyAdmission(pool: pg.Pool, defaultLimit: number): (key: string,
   return async (key, request) => {
     const admission = await admitRequest(admissionStatements(request, pool), key, defaultLimit);
     if (!admission) return null;
-    request.app.rateDecision = admission.decision;
-    request.app.settledThrough = admission.settledThrough;
-    request.app.feedVersion = admission.feedVersion;
+    admissionOf(request).key = admission;
     return admission.credentials;
   };
 }

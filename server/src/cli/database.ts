@@ -1,7 +1,7 @@
 // Which database a command talks to, and a pool for the length of one command.
 import type pg from 'pg';
 import { CliError } from '@loadfeed/spec/cli';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config/load.js';
 import { createPool } from '../db/pool.js';
 import { runningHolderOf } from './data-dir-lock.js';
 

@@ -3,7 +3,7 @@
 import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import type pg from 'pg';
 import { addCustomer, listCustomers } from '../customers/customers.js';
-import { createKey } from '../keys/keys.js';
+import { createKey } from '../admission/keys.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { asOfDay } from './seed.js';
 

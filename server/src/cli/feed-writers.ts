@@ -1,6 +1,6 @@
 // `loadfeed-server feed-writers`: which transactions hold customers' feeds back, and for how long.
 import { formatTable, writeLine } from '@loadfeed/spec/cli';
-import { listFeedWriters } from '../feed/writers.js';
+import { listFeedWriters } from '../feed-writers.js';
 import { COMMON_HELP, parseCommandLine, type Command } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 

@@ -1,6 +1,6 @@
 // `loadfeed-server keys create|revoke|list`: the API keys customers call the feed with.
 import { formatTable, writeLine } from '@loadfeed/spec/cli';
-import { createKey, listKeys, revokeKey } from '../keys/keys.js';
+import { createKey, listKeys, revokeKey } from '../admission/keys.js';
 import { COMMON_HELP, commandGroup, parseCommandLine, positiveInteger, type Subcommand } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 

@@ -1,5 +1,5 @@
 // One request's statements, cancelled when the request's client goes away: a statement that keeps
-// running after its client left holds a backend (and, in concurrency-gate.ts, a turn) for nothing; 50 clients
+// running after its client left holds a backend (and, in admission/turn.ts, a turn) for nothing; 50 clients
 // of one key asking for deep pages and leaving after 30-150 ms once left 57 requests waiting in the pool
 // and another customer's requests at 9.25 s.
 //
@@ -40,7 +40,7 @@ function sendCancel(client: pg.PoolClient): void {
 
 /**
  * What cancelling a statement needs of a signal. An AbortSignal is one; the concurrency gate's turn is
- * another, made without an AbortController (concurrency-gate.ts says why).
+ * another, made without an AbortController (admission/turn.ts says why).
  */
 export interface CancelSignal {
   readonly aborted: boolean;

@@ -5,7 +5,7 @@
 // databases answer now.
 import type { Logger } from 'pino';
 import pg from 'pg';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Metrics } from '../metrics.js';
 import type { PrimaryBreaker } from './primary-breaker.js';
 import type { StandbyState, Standbys } from './standbys.js';
 

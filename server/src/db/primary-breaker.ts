@@ -2,7 +2,7 @@
 // need it get SPEC's 500 at once instead of each waiting for a connection that cannot come (through
 // PgBouncer, up to its query_wait_timeout); the next check that gets an answer closes it again. A route
 // that uses the primary takes `refuseWhileOpen` as its first onPreAuth step, so no request waits for a
-// turn at the database (concurrency-gate.ts) only to fail.
+// turn at the database (admission/concurrency-gate.ts) only to fail.
 import Boom from '@hapi/boom';
 import type { Lifecycle } from '@hapi/hapi';
 import type { Logger } from 'pino';

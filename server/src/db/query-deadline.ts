@@ -3,8 +3,8 @@
 // error and leave the connection to be destroyed by whoever borrowed it; they differ in what their timer
 // holds. pg's timer closes over the query, and with it the rows it returned: V8 keeps timers in its old
 // generation, and a timer that has been cleared still reaches the query until a full collection, so every
-// page read under load was copied out of the young generation and then collected by a mark-compact (page 1
-// of 100: ~3 MB promoted per scavenge; server/README.md, "This release: the peer's targets"). The timer here
+// page read under load would be copied out of the young generation and then collected by a mark-compact
+// (server/BENCHMARKS.md, "No garbage for full collections"). The timer here
 // holds a slot that is emptied as soon as the query settles.
 import pg from 'pg';
 

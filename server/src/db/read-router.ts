@@ -9,7 +9,7 @@
 // statement past its deadline is cancelled by the standby itself (statement_timeout), so a slow or hostile
 // page does not go on holding a backend there after the client has moved on.
 import type pg from 'pg';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Metrics } from '../metrics.js';
 import { cancellable, type CancelSignal } from './cancellable.js';
 import { currentEnough, StandbyBehind } from './current-enough.js';
 import type { Queryable } from './pool.js';

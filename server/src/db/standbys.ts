@@ -3,7 +3,7 @@
 // find it. A standby that failed is passed over for a while; either of them brings it back.
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Metrics } from '../metrics.js';
 import { createPool } from './pool.js';
 
 export type StandbyState = 'up' | 'down' | 'not_standby';

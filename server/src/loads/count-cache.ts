@@ -19,7 +19,8 @@ const CAPACITY = 10_000;
 /**
  * Up to this length the key is the filters' JSON itself (a JSON array, starting with `[`, which no
  * base64url digest holds, so the two kinds of key never meet): most requests' filters are a few dozen
- * characters, and hashing them was ~10 µs of every page request (server/README.md, Benchmark).
+ * characters, and hashing them costs more than the rest of the key's work (server/BENCHMARKS.md,
+ * "Less work around the statements").
  */
 const SHORT_KEY = 128;
 

@@ -1,16 +1,17 @@
 // GET /api/v1/loads (SPEC §4): authenticate (401), count against the key's window (429), validate the
 // query (400, counted), then one page of the customer's feed. Any other method gets a 405. A request
-// the server cannot take at once gets a 503 before all of these (concurrency-gate.ts).
+// the server cannot take at once gets a 503 before all of these (admission/concurrency-gate.ts).
 import Boom from '@hapi/boom';
 import type { ServerRoute } from '@hapi/hapi';
 import { LIST_LOADS_PATH, SETTLED_THROUGH_HEADER, feedWindowStart } from '@loadfeed/spec';
-import { concurrencyGate, type ConcurrencyGateOptions } from '../concurrency-gate.js';
+import { concurrencyGate, type ConcurrencyGateOptions } from '../admission/concurrency-gate.js';
+import { admitted } from '../admission/request-admission.js';
 import type { Clock } from '../clock.js';
 import type { PrimaryBreaker } from '../db/primary-breaker.js';
 import type { ReadRouter } from '../db/read-router.js';
-import { AUTH_SCHEME } from '../auth/scheme.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { rateLimitStep } from '../rate-limit/step.js';
+import { AUTH_SCHEME } from '../admission/scheme.js';
+import type { Metrics } from '../metrics.js';
+import { rateLimitStep } from '../admission/rate-limit-step.js';
 import { CountCache } from './count-cache.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';
@@ -20,7 +21,7 @@ import { pageStatements } from '../tracing/statements.js';
 export interface LoadsRouteOptions {
   clock: Clock;
   maxPageSize: number;
-  /** Turns at the database: requests beyond them get a 503 (concurrency-gate.ts). */
+  /** Turns at the database: requests beyond them get a 503 (admission/concurrency-gate.ts). */
   gate: ConcurrencyGateOptions;
   metrics?: Metrics | undefined;
   /** Where pages are read (the primary, or a standby current enough). */
@@ -47,20 +48,19 @@ export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker 
         },
         async handler(request, h) {
           const filters = parseListLoadsQuery(request.query as Record<string, string | string[]>, maxPageSize);
-          const { customerId } = request.auth.credentials.app!;
-          const scope = { customerId, windowStart: feedWindowStart(clock()), settledThrough: request.app.settledThrough! };
+          const { credentials, settledThrough, feedVersion, atDatabase } = admitted(request);
+          const scope = { customerId: credentials.customerId, windowStart: feedWindowStart(clock()), settledThrough };
           metrics?.horizonLagSeconds.observe(Math.max(0, Date.now() - Date.parse(scope.settledThrough)) / 1000);
-          // The page arrives as JSON text from PostgreSQL (load_json, migration 0015) and goes
+          // The page arrives as JSON text from PostgreSQL (server/sql/functions/load_json.sql) and goes
           // out as it is; it is read on a standby whose snapshot shows the feed version read after the
           // horizon, else on the primary.
-          // A client that leaves has the statement running cancelled; its turn waits for that (concurrency-gate.ts).
-          const page = await request.app.atDatabase!((disconnected) =>
-            reads.read(request.app.feedVersion!, (db) => listLoads(pageStatements(request, db), counts, scope, filters), disconnected),
+          // A client that leaves has the statement running cancelled; its turn waits for that (admission/turn.ts).
+          const page = await atDatabase((disconnected) =>
+            reads.read(feedVersion, (db) => listLoads(pageStatements(request, db), counts, scope, filters), disconnected),
           );
-          // Sent as its UTF-8 bytes, made here once: a page held as text (70 KB at 100 loads) stays on V8's
-          // heap as long as hapi's request object holds the response, and young-generation collections copied
-          // it; bytes live outside the heap. Page 1 of 100 under load: 108 scavenges against 158 for the same
-          // run, and 30% less collection time (server/README.md, "This release: the peer's targets").
+          // Sent as its UTF-8 bytes, made here once: a page held as text stays on V8's heap as long as
+          // hapi's request object holds the response, where young-generation collections copy it; bytes live
+          // outside the heap (server/BENCHMARKS.md, "After the cheaper admission, pages sent as bytes").
           return h.response(Buffer.from(page, 'utf8')).type('application/json; charset=utf-8').header(SETTLED_THROUGH_HEADER, scope.settledThrough);
         },
       },

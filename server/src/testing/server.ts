@@ -2,13 +2,13 @@
 // port, for the tests of the SDK, the conformance kit and the examples (notes/TEST-SERVER-API.md).
 import type { AddressInfo } from 'node:net';
 import { createServer } from '../app.js';
-import { loadConfig, poolOptionsOf } from '../config.js';
+import { loadConfig, poolOptionsOf } from '../config/load.js';
 import { addCustomer } from '../customers/customers.js';
 import { createPool } from '../db/pool.js';
 import { migrate } from '../db/migrate.js';
 import { importLoads as importRows, type ImportSummary } from '../loads/import.js';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, type LoadInput } from '@loadfeed/spec';
-import { createKey, revokeKey } from '../keys/keys.js';
+import { createKey, revokeKey } from '../admission/keys.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { createLogger } from '../logging.js';
 import { nextDatabaseMillisecond } from './database-clock.js';

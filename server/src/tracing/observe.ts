@@ -6,7 +6,7 @@
 // only imported (./otel.ts) when traces are on.
 import type { Request, Server } from '@hapi/hapi';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import type { StatementName } from './statements.js';
 
 /** A request's spans (./otel.ts). */

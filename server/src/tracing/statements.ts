@@ -15,13 +15,6 @@ export interface StatementObserver {
   started(name: StatementName): (durationMs: number, error: Error | undefined) => void;
 }
 
-declare module '@hapi/hapi' {
-  interface RequestApplicationState {
-    /** Set by ./observe.ts when the request's statements are traced or timed. */
-    statements?: StatementObserver;
-  }
-}
-
 function observed<Q extends Queryable>(observer: StatementObserver, db: Q, nameOf: (sql: string) => StatementName): Q {
   const query = async (sql: string, values?: unknown[]) => {
     const ended = observer.started(nameOf(sql));

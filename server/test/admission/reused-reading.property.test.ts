@@ -5,7 +5,7 @@ import { admitRequest } from '../../src/admission/admit-request.js';
 import { addCustomer } from '../../src/customers/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { createKey } from '../../src/keys/keys.js';
+import { createKey } from '../../src/admission/keys.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 
 // sql/functions/admit_request.sql: the horizon may come from the last stored reading of the feed's

@@ -1,7 +1,7 @@
 // The check of the databases (db/database-check.ts), against a primary that answers slowly.
 import type pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig, standbyOptionsOf } from '../../src/config.js';
+import { loadConfig, standbyOptionsOf } from '../../src/config/load.js';
 import { DatabaseCheck } from '../../src/db/database-check.js';
 import { PrimaryBreaker } from '../../src/db/primary-breaker.js';
 import { Standbys } from '../../src/db/standbys.js';

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { Server } from '@hapi/hapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { migrate, migrateSchema } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { applySqlDefinitions, repeatableDefinitions, SQL_DIR } from '../../src/db/sql-definitions.js';

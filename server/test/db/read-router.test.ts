@@ -4,11 +4,11 @@
 import { checkResponse } from '@loadfeed/spec/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimary, type Primary, type Standby } from '../../topology/src/postgres.js';
-import { loadConfig, standbyOptionsOf } from '../../src/config.js';
+import { loadConfig, standbyOptionsOf } from '../../src/config/load.js';
 import { createPool } from '../../src/db/pool.js';
 import { ReadRouter } from '../../src/db/read-router.js';
 import { databaseName, Standbys } from '../../src/db/standbys.js';
-import { Metrics } from '../../src/metrics/metrics.js';
+import { Metrics } from '../../src/metrics.js';
 import { aLoad, asChecked, startApp, type TestApp } from '../support/app.js';
 
 interface Page {

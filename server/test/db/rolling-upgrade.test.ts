@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/auth/key-format.js';
+import { hashKey } from '../../src/admission/key-format.js';
 import { addCustomer } from '../../src/customers/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { createKey } from '../../src/keys/keys.js';
+import { createKey } from '../../src/admission/keys.js';
 import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 

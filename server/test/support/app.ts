@@ -4,15 +4,15 @@ import { Writable } from 'node:stream';
 import type { Server, ServerInjectResponse } from '@hapi/hapi';
 import type pg from 'pg';
 import { createServer } from '../../src/app.js';
-import { loadConfig, poolOptionsOf, type Config } from '../../src/config.js';
+import { loadConfig, poolOptionsOf, type Config } from '../../src/config/load.js';
 import { addCustomer } from '../../src/customers/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { createKey } from '../../src/keys/keys.js';
+import { createKey } from '../../src/admission/keys.js';
 import { importLoads } from '../../src/loads/import.js';
 import type { LoadInput } from '@loadfeed/spec';
 import { createLogger } from '../../src/logging.js';
-import type { Metrics } from '../../src/metrics/metrics.js';
+import type { Metrics } from '../../src/metrics.js';
 import { nextDatabaseMillisecond } from '../../src/testing/database-clock.js';
 
 export interface TestClock {

@@ -14,7 +14,7 @@ export async function resolve(specifier, context, next) { const found = await ne
 register(`data:text/javascript,${encodeURIComponent(HOOKS)}`, { data: { port: port2 }, transferList: [port2] });
 
 const { createServer } = await import('../../dist/app.js');
-const { loadConfig } = await import('../../dist/config.js');
+const { loadConfig } = await import('../../dist/config/load.js');
 const { createPool } = await import('../../dist/db/pool.js');
 const { createLogger } = await import('../../dist/logging.js');
 const config = loadConfig(process.env);

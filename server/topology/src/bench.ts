@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { addCustomer } from '../../dist/customers/customers.js';
-import { createKey } from '../../dist/keys/keys.js';
+import { createKey } from '../../dist/admission/keys.js';
 import { seedCustomerLoads } from '../../dist/seed/seed.js';
 import { startInstance } from './instance.js';
 import { startTopology } from './topology.js';

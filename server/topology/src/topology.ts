@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { addCustomer } from '../../dist/customers/customers.js';
 import { migrate } from '../../dist/db/migrate.js';
-import { createKey } from '../../dist/keys/keys.js';
+import { createKey } from '../../dist/admission/keys.js';
 import { seedCustomerLoads } from '../../dist/seed/seed.js';
 import { startHaProxy, type HaProxy } from './haproxy.js';
 import { startInstance, type Instance } from './instance.js';

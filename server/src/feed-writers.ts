@@ -1,10 +1,10 @@
-// Who holds a customer's feed back: the transactions announced as its writers (migrations/0012), as the
+// Who holds a customer's feed back: the transactions announced as its writers (sql/functions/announce_feed_writer.sql), as the
 // operator's `loadfeed-server feed-writers` lists them. A writer holds the customer's settled horizon at
 // its first stamp until it commits or rolls back; a writer of more than 16 customers holds every
 // customer's. What pg_stat_activity says of the holder (role, application, state) shows where the server's
 // role may read it: its own sessions, or every session with pg_read_all_stats.
 import type pg from 'pg';
-import { customerIdOf } from '../customers/customers.js';
+import { customerIdOf } from './customers/customers.js';
 
 export interface FeedWriter {
   /** The holder's backend pid; null for a prepared transaction. */

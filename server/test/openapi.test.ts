@@ -3,7 +3,7 @@ import Hapi from '@hapi/hapi';
 import { OPENAPI_PATH } from '@loadfeed/spec';
 import { openApiDocument } from '@loadfeed/spec/document';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openApiRoute } from '../../src/openapi/route.js';
+import { openApiRoute } from '../src/openapi.js';
 
 describe('GET /api/v1/openapi.json', () => {
   const server = Hapi.server();

@@ -3,7 +3,7 @@
 // rate headers carry, as admission.ts does.
 import type pg from 'pg';
 import { RATE_WINDOW_MS } from '@loadfeed/spec';
-import { decisionOf, type RateDecision, type WindowRow } from '../../src/rate-limit/window.js';
+import { decisionOf, type RateDecision, type WindowRow } from '../../src/admission/rate-window.js';
 
 const ADMIT_AT_SQL = `
 SELECT admitted, counted, oldest, admits_at, counted_at

@@ -8,9 +8,5 @@ export interface ApiKeyCredentials {
   rateLimit: number | null;
 }
 
-declare module '@hapi/hapi' {
-  interface AppCredentials extends ApiKeyCredentials {}
-}
-
 /** How stale `last_used_at` may get: recording every use would turn each read into a write. */
 export const LAST_USED_RESOLUTION_MS = 60_000;

@@ -2,9 +2,9 @@
 // of another customer's. Real requests against real PostgreSQL, reached through a proxy that the test
 // freezes so that the burst is certainly queued when the other customer's request arrives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../src/testing/vitest.js';
-import { aLoad, startApp, type TestApp } from './support/app.js';
-import { startProxy, type CuttableProxy } from './support/proxy.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { aLoad, startApp, type TestApp } from '../support/app.js';
+import { startProxy, type CuttableProxy } from '../support/proxy.js';
 
 describe('a fair share of the database per key', () => {
   const database = useTestDatabase();

@@ -2,8 +2,8 @@
 // (`standby-1`, …) or by the names an operator gives them (DATABASE_REPLICA_NAMES), never host:port/db.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../../src/testing/vitest.js';
-import { startApp, type TestApp } from '../support/app.js';
+import { useTestDatabase } from '../src/testing/vitest.js';
+import { startApp, type TestApp } from './support/app.js';
 
 /** A loopback port nothing listens on: a standby that is down. */
 async function closedPort(): Promise<number> {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCustomer } from '../../src/customers/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { createKey } from '../../src/keys/keys.js';
+import { createKey } from '../../src/admission/keys.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { CLI, cliEnv, exited } from '../cli/run-cli.js';
 

@@ -1,7 +1,7 @@
 // What an operator's Prometheus scrapes: the figures of one instance, in prom-client's registry of its
 // own (so that several servers in one process, as in tests, never mix their counts). The server records
 // into it as requests go (app.ts, loads/route.ts) and the page reads as they are routed (db/read-router.ts);
-// pool figures are read from the pools at each scrape. Served on a port of its own (metrics/server.ts).
+// pool figures are read from the pools at each scrape. Served on a port of its own (metrics-server.ts).
 import type { Request } from '@hapi/hapi';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

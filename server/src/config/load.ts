@@ -1,10 +1,10 @@
 // The server's configuration, read from the environment once at start and checked against the settings
 // declared in config/settings.ts, so that a wrong value stops the start with a message naming it.
 import type Joi from 'joi';
-import type { PoolOptions } from './db/pool.js';
-import type { StandbyOptions } from './db/standbys.js';
-import type { Setting } from './config/kinds.js';
-import { LOG_LEVELS, SETTINGS, type Config } from './config/settings.js';
+import type { PoolOptions } from '../db/pool.js';
+import type { StandbyOptions } from '../db/standbys.js';
+import type { Setting } from './kinds.js';
+import { LOG_LEVELS, SETTINGS, type Config } from './settings.js';
 
 export type { Config };
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { API_KEY_PREFIX } from '@loadfeed/spec';
-import { generateKey, hashKey, isWellFormedKey, keyHint } from '../../src/auth/key-format.js';
+import { generateKey, hashKey, isWellFormedKey, keyHint } from '../../src/admission/key-format.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING } from '@loadfeed/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, standbyOptionsOf } from '../src/config.js';
-import { SETTINGS } from '../src/config/settings.js';
+import { ConfigError, loadConfig, standbyOptionsOf } from '../../src/config/load.js';
+import { SETTINGS } from '../../src/config/settings.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

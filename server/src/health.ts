@@ -8,7 +8,7 @@
 // (db/definitions-check.ts), makes the instance unready too, with the one-line reason as the error.
 import type { ServerRoute } from '@hapi/hapi';
 import type { ErrorBody } from '@loadfeed/spec';
-import type { DatabaseCheck } from '../db/database-check.js';
+import type { DatabaseCheck } from './db/database-check.js';
 
 export function healthRoutes(check: Pick<DatabaseCheck, 'databases'>, feedTriggerProblem: () => Promise<string | undefined> = async () => undefined): ServerRoute[] {
   return [

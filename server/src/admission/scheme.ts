@@ -1,9 +1,9 @@
 // The hapi auth scheme `api-key`: `Authorization: Bearer <key>`, the scheme name in any case. Every
 // failure (no header, another scheme, a malformed, unknown or revoked key, more than one Authorization
 // header) is the same 401, so that a caller learns nothing about which keys exist; errors.ts renders it.
-// The scheme reads the key from the
-// header; who the key belongs to is asked of `lookUp` (admission/admit-request.ts, which counts the
-// request and fixes its horizon in the same round trip), so that auth/ holds credentials and no policy.
+// The scheme reads the key from the header; who the key belongs to is asked of `lookUp` (admit-request.ts,
+// which counts the request and fixes its horizon in the same round trip), so that the scheme holds
+// credentials and no policy.
 import Boom from '@hapi/boom';
 import type { Request, Server, ServerAuthSchemeObject } from '@hapi/hapi';
 import type { ApiKeyCredentials } from './credentials.js';

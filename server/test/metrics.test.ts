@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { addCustomer } from '../../src/customers/customers.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPool } from '../../src/db/pool.js';
-import { createKey } from '../../src/keys/keys.js';
-import { importLoads } from '../../src/loads/import.js';
-import { createLogger } from '../../src/logging.js';
-import { Metrics } from '../../src/metrics/metrics.js';
-import { listenForMetrics, type MetricsListener } from '../../src/metrics/server.js';
-import { useTestDatabase } from '../../src/testing/vitest.js';
+import { createServer } from '../src/app.js';
+import { loadConfig } from '../src/config/load.js';
+import { addCustomer } from '../src/customers/customers.js';
+import { migrate } from '../src/db/migrate.js';
+import { createPool } from '../src/db/pool.js';
+import { createKey } from '../src/admission/keys.js';
+import { importLoads } from '../src/loads/import.js';
+import { createLogger } from '../src/logging.js';
+import { Metrics } from '../src/metrics.js';
+import { listenForMetrics, type MetricsListener } from '../src/metrics-server.js';
+import { useTestDatabase } from '../src/testing/vitest.js';
 import type { Server } from '@hapi/hapi';
 import type pg from 'pg';
 

@@ -1,8 +1,8 @@
 import { checkResponse } from '@loadfeed/spec/validate';
 import type { ServerInjectResponse } from '@hapi/hapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKey } from '../../src/auth/key-format.js';
-import { revokeKey } from '../../src/keys/keys.js';
+import { generateKey } from '../../src/admission/key-format.js';
+import { revokeKey } from '../../src/admission/keys.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { asChecked, startApp, type TestApp } from '../support/app.js';
 
