@@ -18,7 +18,7 @@ async function read(): Promise<{ loads: ReturnType<typeof asLoad>[]; cursor: str
   try {
     // numeric comes back as text, as the API sends it; timestamptz as a Date.
     const loads = (await client.query<Record<string, unknown>>('SELECT * FROM loads')).rows.map(asLoad);
-    const cursor = (await client.query<{ cursor: Date }>(`SELECT cursor FROM loadfeed_cursor WHERE feed = 'loads'`)).rows[0]?.cursor.toISOString();
+    const cursor = (await client.query<{ cursor: Date }>(`SELECT cursor FROM loadfeed_cursor WHERE feed = 'public.loads'`)).rows[0]?.cursor.toISOString();
     const primaryKey = (
       await client.query<{ attname: string }>(
         `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
