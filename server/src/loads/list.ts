@@ -17,7 +17,7 @@
 import type pg from 'pg';
 import { CountCache } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
-import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL } from './list-statements.js';
+import { COUNT_SQL, PAGE_STATEMENTS, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL, type FeedAccess } from './list-statements.js';
 
 interface FeedState {
   feed_version: string;
@@ -107,18 +107,29 @@ function rowLiteral(fields: (string | null)[]): string {
  */
 export function choosePageStatement(scope: FeedScope, filters: LoadFilters, knownCount: number | undefined, countMissed = false): PageStatement {
   const feed = feedParameters(scope, filters);
+  const statements = PAGE_STATEMENTS[feedAccessOf(filters)];
   if (knownCount === undefined) {
     if (filters.page > 1 && !countMissed) return { kind: 'count', sql: COUNT_SQL, values: feed };
-    return { kind: 'counted page', sql: COUNTED_PAGE_SQL, values: [...feed, filters.page, filters.pageSize] };
+    return { kind: 'counted page', sql: statements.countedPage, values: [...feed, filters.page, filters.pageSize] };
   }
   const before = (filters.page - 1) * filters.pageSize;
   const rows = Math.max(0, Math.min(filters.pageSize, knownCount - before));
   const after = Math.max(0, knownCount - before - rows);
   const fromStart = after >= before;
   const values = fromStart ? [...feed, filters.page, filters.pageSize] : [...feed, after, rows];
-  const sql = fromStart ? PAGE_FROM_START_SQL : PAGE_FROM_END_SQL;
+  const sql = fromStart ? statements.fromStart : statements.fromEnd;
   if (hasFilterButUpdatedSince(filters)) return { kind: 'page', sql, values };
   return { kind: 'page', sql: fromStart ? PLANNED_PAGE_FROM_START_SQL : PLANNED_PAGE_FROM_END_SQL, values, unplanned: sql };
+}
+
+/**
+ * Which index finds the page (list-statements.ts, FeedAccess): an exact match's few rows are the
+ * narrowest; then a date range's matches, sorted; then each status's loads in the feed's order.
+ */
+export function feedAccessOf(filters: LoadFilters): FeedAccess {
+  if (filters.poNumber !== undefined || filters.billingRefNumber !== undefined) return 'feed';
+  if ([filters.pickupFrom, filters.pickupTo, filters.deliveryFrom, filters.deliveryTo].some((bound) => bound !== undefined)) return 'range';
+  return filters.statuses ? 'status' : 'feed';
 }
 
 /** What a planned page statement reads of a query (PLANNED_PAGE_FROM_START_SQL): any other filter is the query's own statement's. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { LOAD_STATUSES, type LoadPage, type LoadStatus } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
+import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_START_SQL, PAGE_STATEMENTS } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, testClock, type TestApp } from '../support/app.js';
 
@@ -84,8 +84,8 @@ describe('the kept totalCount', () => {
     const response = await app.get('/api/v1/loads?pageSize=1&page=3&status=Dispatched', key);
     const page = JSON.parse(response.payload) as LoadPage;
     // Counted at 3 rows, page 3 is the last: read from the end under that count, it would be R-3.
-    const feedStatements = [COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL, COUNTED_PAGE_SQL];
-    expect(statements.filter((text) => feedStatements.includes(text))).toEqual([COUNT_SQL, PAGE_FROM_END_SQL, COUNTED_PAGE_SQL]);
+    const { countedPage, fromStart, fromEnd } = PAGE_STATEMENTS.status;
+    expect(statements.filter((text) => [COUNT_SQL, fromEnd, fromStart, countedPage].includes(text))).toEqual([COUNT_SQL, fromEnd, countedPage]);
     expect({ loads: page.data.map((load) => load.loadNumber), totalCount: page.totalCount, hasMore: page.hasMore }).toEqual({ loads: [], totalCount: 2, hasMore: false });
   });
 
