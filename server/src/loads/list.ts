@@ -157,35 +157,58 @@ function keep(counts: CountCache, key: string, scope: FeedScope, state: FeedStat
 }
 
 /**
+ * Runs a counting statement as the key's count under way, so that requests missing meanwhile wait for it,
+ * unless one is under way already (a request whose count missed its page counts again at once). The count
+ * is kept before the waiters wake.
+ */
+function countingOnce<T>(counts: CountCache, key: string, count: () => Promise<T>): Promise<T> {
+  return counts.counting(key) ? count() : counts.count(key, count);
+}
+
+/**
  * One page of a customer's settled feed: a kept count for these filters is used if the page's statement
  * reads the version it was taken at; otherwise choosePageStatement's next statement, until the page and
  * its count come from one version.
  */
 export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache, scope: FeedScope, filters: LoadFilters): Promise<string> {
   const key = CountCache.keyOf(scope.customerId, scope.windowStart, filters);
+  const settledThrough = Date.parse(scope.settledThrough);
   let known: { count: number; version: string; counted: boolean } | undefined;
-  const kept = counts.get(key, Date.parse(scope.settledThrough));
-  if (kept) known = { count: kept.count, version: kept.version, counted: false };
   let countMissed = false;
+  /** The version of a count that missed its page: a kept count at it is not tried again. */
+  let missedVersion: string | undefined;
   for (;;) {
+    if (known === undefined && !countMissed) {
+      // Another request's count of these filters under way is waited for, then used as a kept one.
+      await counts.counting(key);
+      const kept = counts.get(key, settledThrough);
+      if (kept && kept.version !== missedVersion) known = { count: kept.count, version: kept.version, counted: false };
+    }
     const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed);
     if (kind === 'count') {
-      const counted = (await pool.query<CountRow>(sql, values)).rows[0]!;
+      const counted = await countingOnce(counts, key, async () => {
+        const row = (await pool.query<CountRow>(sql, values)).rows[0]!;
+        keep(counts, key, scope, row, Number(row.total_count));
+        return row;
+      });
       known = { count: Number(counted.total_count), version: counted.feed_version, counted: true };
-      keep(counts, key, scope, counted, known.count);
       continue;
+    }
+    if (kind === 'counted page') {
+      const row = await countingOnce(counts, key, async () => {
+        const counted = (await pool.query<PageRow>(sql, values)).rows[0]!;
+        keep(counts, key, scope, counted, Number(counted.total_count));
+        return counted;
+      });
+      return pageOf(filters, row, Number(row.total_count));
     }
     let row = (await pool.query<PageRow | NoPageRow>(sql, values)).rows[0]!;
     // Only a planned statement answers no page, and it always names the query's own (choosePageStatement).
     if (row.data === null) row = (await pool.query<PageRow>(unplanned!, values)).rows[0]!;
-    if (kind === 'counted page') {
-      const totalCount = Number(row.total_count);
-      keep(counts, key, scope, row, totalCount);
-      return pageOf(filters, row, totalCount);
-    }
     if (row.feed_version === known!.version) return pageOf(filters, row, known!.count);
     // A write landed between the count and the page.
     countMissed = known!.counted;
+    missedVersion = known!.version;
     known = undefined;
   }
 }
