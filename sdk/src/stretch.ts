@@ -15,7 +15,8 @@
 // row moved in the past by a deployment whose header is wrong still shows, as long as it sorts after Z.
 // A check that fails, or a page whose count moved, sends the walk back, by key, to the last page that
 // passed; nothing after that page moves the cursor until a check passes, so a crash resumes from a page
-// known to be complete.
+// known to be complete. A stretch reads at most STRETCH_POLICY.pagesFromAnchor pages from its anchor, then
+// hands the walk on from its last checked page, so no page makes the server skip more than that.
 import type { LoadRow, Page } from './client.js';
 import { NoProgressError } from './errors.js';
 import { settledThroughOf } from './settled-through.js';
@@ -126,7 +127,8 @@ export async function readStretch(
       await run.deliver(fresh, rows[rows.length - 1]!.updatedAt);
       return { done: true };
     }
-    if (number - checkedPage < plan.stretchPages(size)) {
+    const farFromAnchor = number >= STRETCH_POLICY.pagesFromAnchor;
+    if (number - checkedPage < plan.stretchPages(size) && !farFromAnchor) {
       await run.deliver(fresh, undefined);
       continue;
     }
@@ -137,5 +139,7 @@ export async function readStretch(
     checkpoint = stateAfter(rows);
     checkedPage = number;
     await run.deliver(fresh, checkpoint.since);
+    // Far enough from the anchor: the walk goes on from this page, which passed, as the next anchor.
+    if (farFromAnchor) return { done: false, ...checkpoint };
   }
 }

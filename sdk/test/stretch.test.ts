@@ -5,6 +5,7 @@ import { RESPONSE_HEADERS } from '@loadfeed/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { syncLoads } from '../src/index.js';
+import { STRETCH_POLICY } from '../src/stretch-plan.js';
 import type { MockSetup } from './helpers.js';
 import { createCopy, loadInput, mockSetup } from './helpers.js';
 
@@ -46,6 +47,20 @@ describe('page-number stretches', () => {
     expect(asked.some(([page]) => page > 1)).toBe(true);
     expect(asked.filter(([, pageSize]) => pageSize === 1).length).toBeGreaterThan(0);
     expect(summary.requests).toBeLessThanOrEqual(Math.floor(1.05 * (Math.ceil(3_000 / 99) + 1)));
+  });
+
+  it('a long feed is read from anchors at most STRETCH_POLICY.pagesFromAnchor pages apart, so no page makes the server skip more', async () => {
+    const setup = mockSetup({ mock: { rateLimitPerMinute: 1_000_000 } });
+    const asked: [number, number][] = [];
+    await feed(setup, 3_000, 37, asked);
+    const copy = createCopy();
+    const summary = await syncLoads({ client: setup.client, upsert: copy.upsert, pageSize: 10 });
+    expect(copy.differences(setup.mock.loads())).toEqual([]);
+    const pageNumbers = asked.filter(([, pageSize]) => pageSize === 10).map(([page]) => page);
+    expect(Math.max(...pageNumbers)).toBe(STRETCH_POLICY.pagesFromAnchor);
+    // Per anchor: its pages, a check every ten, the anchor's probe and one key page (347 requests for 300
+    // pages; one anchor for all, 334).
+    expect(summary.requests).toBeLessThanOrEqual(Math.ceil(1.2 * Math.ceil(3_000 / 10)));
   });
 
   it('a customer whose loads change before every request pays a bounded number of requests over the key walk', async () => {
