@@ -15,7 +15,7 @@
 // filters but updatedSince, read by a function whose plan each connection keeps (PLANNED_PAGE_FROM_START_SQL),
 // with the query's own statement behind it for a window the feed index does not cover.
 import type pg from 'pg';
-import { CountCache } from './count-cache.js';
+import { CountCache, type KeptCount } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
 import { COUNT_SQL, PAGE_STATEMENTS, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL, type FeedAccess } from './list-statements.js';
 
@@ -157,6 +157,17 @@ function keep(counts: CountCache, key: string, scope: FeedScope, state: FeedStat
 }
 
 /**
+ * The count kept for the key, after waiting for another request's count of it if one is under way. Only
+ * once a request: a count that then misses its page to a write is followed by the request's own count,
+ * so that under steady writes no request waits behind count after count.
+ */
+async function keptOrAwaited(counts: CountCache, key: string, settledThrough: number): Promise<KeptCount | undefined> {
+  const underWay = counts.counting(key);
+  if (underWay) await underWay;
+  return counts.get(key, settledThrough);
+}
+
+/**
  * Runs a counting statement as the key's count under way, so that requests missing meanwhile wait for it,
  * unless one is under way already (a request whose count missed its page counts again at once). The count
  * is kept before the waiters wake.
@@ -172,18 +183,11 @@ function countingOnce<T>(counts: CountCache, key: string, count: () => Promise<T
  */
 export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache, scope: FeedScope, filters: LoadFilters): Promise<string> {
   const key = CountCache.keyOf(scope.customerId, scope.windowStart, filters);
-  const settledThrough = Date.parse(scope.settledThrough);
   let known: { count: number; version: string; counted: boolean } | undefined;
   let countMissed = false;
-  /** The version of a count that missed its page: a kept count at it is not tried again. */
-  let missedVersion: string | undefined;
+  const kept = await keptOrAwaited(counts, key, Date.parse(scope.settledThrough));
+  if (kept) known = { count: kept.count, version: kept.version, counted: false };
   for (;;) {
-    if (known === undefined && !countMissed) {
-      // Another request's count of these filters under way is waited for, then used as a kept one.
-      await counts.counting(key);
-      const kept = counts.get(key, settledThrough);
-      if (kept && kept.version !== missedVersion) known = { count: kept.count, version: kept.version, counted: false };
-    }
     const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed);
     if (kind === 'count') {
       const counted = await countingOnce(counts, key, async () => {
@@ -208,7 +212,6 @@ export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache
     if (row.feed_version === known!.version) return pageOf(filters, row, known!.count);
     // A write landed between the count and the page.
     countMissed = known!.counted;
-    missedVersion = known!.version;
     known = undefined;
   }
 }
