@@ -8,7 +8,7 @@
 //
 // Environment: BENCH_SCALE_DATABASE_URL (else a `loadfeed_scale` database on TEST_DATABASE_URL's or
 // DATABASE_URL's server, else embedded), BENCH_SECONDS (4 per measured run), BENCH_ROUNDS (1),
-// BENCH_WARMUP_REQUESTS (200, set by the npm script).
+// BENCH_WARMUP_REQUESTS (200, set by the npm script), BENCH_SCALE_PARTS (table,writes,statements: which to run).
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH } from '@loadfeed/spec';
@@ -33,6 +33,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const FILTER_INDEXES = ['loads_feed_status', 'loads_feed_pickup', 'loads_feed_delivery'];
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
+const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'table,writes,statements').split(','));
 
 const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 const embedded = process.env.BENCH_SCALE_DATABASE_URL || serverUrl ? undefined : await startHostedPostgres(EMBEDDED_DIR);
@@ -67,7 +68,7 @@ try {
 
   // Per customer and query, each server's result.
   const results = new Map<string, LoadResult[]>();
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < (PARTS.has('table') ? ROUNDS : 0); round++) {
     for (const customer of customers) {
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
         const running = await startServerProcess(server.script, server.args, env);
@@ -89,7 +90,7 @@ try {
   const widths = [32, 9, 22, 22, 8, 22, 22];
   log(row(['request (matches 150k / 1.5M)', 'server', '150k: req/s, p50/p99', '1.5M: req/s, p50/p99', 'growth', 'ours / peer at 1.5M', ''], widths));
   const cell = (result: LoadResult) => `${result.requestsPerSecond.toFixed(0)}, ${result.p50Ms.toFixed(0)}/${result.p99Ms.toFixed(0)}`;
-  for (const [index, query] of queries.entries()) {
+  for (const [index, query] of PARTS.has('table') ? queries.entries() : []) {
     for (const { name } of servers) {
       const at = (customer: typeof small) => medianResult(results.get(`${customer!.code}|${query.label}|${name}`)!);
       const peer = medianResult(results.get(`${big!.code}|${query.label}|JSON in SQL`)!);
@@ -101,8 +102,8 @@ try {
   log('  (growth: requests/s at 150k / at 1.5M; 1.00x is no growth)');
   log();
 
-  await underWrites(big!, queries.filter((query) => query.label === 'page 1' || query.label === 'a pickup week' || query.label === 'status=InTransit'), env);
-  await statementTimes(customers, queries);
+  if (PARTS.has('writes')) await underWrites(big!, queries.filter((query) => query.label === 'page 1' || query.label === 'a pickup week' || query.label === 'status=InTransit'), env);
+  if (PARTS.has('statements')) await statementTimes(customers, queries);
   log(`1-minute load average at the end: ${loadavg()[0]!.toFixed(1)}`);
 } finally {
   await pool.end();
