@@ -46,6 +46,15 @@ describe('a filtered page on a customer whose matches are stamped last', () => {
     app = await startApp(database.url);
     await app.customer('big');
     await app.customer('neighbour');
+    // Two years of history before the window, completed or cancelled, stamped first: kept in the table, out of
+    // every feed.
+    await app.pool.query(
+      `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
+       SELECT c.id, c.code || '-aged-' || n, (ARRAY['Completed', 'Cancelled']::load_status[])[1 + n % 2],
+              now() - interval '380 days' - (n % 700) * interval '1 day', now() - interval '378 days' - (n % 700) * interval '1 day'
+         FROM customers AS c, generate_series(1, $1::int) AS n WHERE c.code = 'big'`,
+      [SETTLED_LOADS],
+    );
     // A year of pickups more than a week old, delivered or completed, in one early transaction.
     await app.pool.query(
       `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
@@ -79,6 +88,9 @@ describe('a filtered page on a customer whose matches are stamped last', () => {
     ['status and a delivery week', { statuses: ['Dispatched'], deliveryFrom: isoDay(-5), deliveryTo: isoDay(2) }],
     ['updatedSince and status', { updatedSince: isoDay(-1000), statuses: ['InTransit'] }],
     ['pickupFrom alone', { pickupFrom: isoDay(-3) }],
+    ['status=Completed (most of the window, and of the history before it)', { statuses: ['Completed'] }],
+    ['status=Cancelled', { statuses: ['Cancelled'] }],
+    ['status=InTransit&status=Completed', { statuses: ['InTransit', 'Completed'] }],
   ];
 
   it.each(queries)('%s: page 1 and the last page read at most a bounded multiple of page + matches', async (_title, query) => {
