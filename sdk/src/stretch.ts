@@ -127,8 +127,11 @@ export async function readStretch(
       await run.deliver(fresh, rows[rows.length - 1]!.updatedAt);
       return { done: true };
     }
-    const farFromAnchor = number >= STRETCH_POLICY.pagesFromAnchor;
-    if (number - checkedPage < plan.stretchPages(size) && !farFromAnchor) {
+    // Far enough from the anchor, and the page holds every row of its last instant (it starts before it): the
+    // walk can go on from this page as the next anchor, after a check. Inside a tie longer than a page only
+    // page numbers go on, from the same anchor.
+    const reanchor = number >= STRETCH_POLICY.pagesFromAnchor && rows[0]!.updatedAt !== rows[rows.length - 1]!.updatedAt;
+    if (number - checkedPage < plan.stretchPages(size) && !reanchor) {
       await run.deliver(fresh, undefined);
       continue;
     }
@@ -139,7 +142,6 @@ export async function readStretch(
     checkpoint = stateAfter(rows);
     checkedPage = number;
     await run.deliver(fresh, checkpoint.since);
-    // Far enough from the anchor: the walk goes on from this page, which passed, as the next anchor.
-    if (farFromAnchor) return { done: false, ...checkpoint };
+    if (reanchor) return { done: false, ...checkpoint };
   }
 }
