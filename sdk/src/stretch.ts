@@ -15,8 +15,9 @@
 // row moved in the past by a deployment whose header is wrong still shows, as long as it sorts after Z.
 // A check that fails, or a page whose count moved, sends the walk back, by key, to the last page that
 // passed; nothing after that page moves the cursor until a check passes, so a crash resumes from a page
-// known to be complete. A stretch reads at most STRETCH_POLICY.pagesFromAnchor pages from its anchor, then
-// hands the walk on from its last checked page, so no page makes the server skip more than that.
+// known to be complete. A stretch reads about STRETCH_POLICY.pagesFromAnchor pages from its anchor, then goes
+// on from a checked page as the next anchor (its own first check shows the count from there), so no page
+// makes the server skip much more than that.
 import type { LoadRow, Page } from './client.js';
 import { NoProgressError } from './errors.js';
 import { settledThroughOf } from './settled-through.js';
@@ -89,6 +90,22 @@ export async function readStretch(
   count: number,
   size: number,
 ): Promise<StretchEnd> {
+  for (;;) {
+    const end = await readFromAnchor(run, plan, guard, start, count, size);
+    if (!('anchor' in end)) return end;
+    ({ anchor: start, count } = end);
+  }
+}
+
+/** A stretch from one anchor: its end, or the next anchor (a checked page) and the rows counted from it. */
+async function readFromAnchor(
+  run: StretchRun,
+  plan: StretchPlan,
+  guard: (page: Page, request: string) => void,
+  start: KeyState,
+  count: number,
+  size: number,
+): Promise<StretchEnd | { anchor: KeyState; count: number }> {
   const { since, seen } = start;
   let checkpoint: KeyState = start;
   const stopAt = (verdict: Exclude<Verdict, 'passed'>): StretchEnd => {
@@ -142,6 +159,7 @@ export async function readStretch(
     checkpoint = stateAfter(rows);
     checkedPage = number;
     await run.deliver(fresh, checkpoint.since);
-    if (reanchor) return { done: false, ...checkpoint };
+    // From the new anchor on, the rows after this page and the rows of its last instant on it.
+    if (reanchor) return { anchor: checkpoint, count: reference.count - number * size + checkpoint.seen.size };
   }
 }
