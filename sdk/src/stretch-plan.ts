@@ -12,14 +12,6 @@ export const STRETCH_POLICY = {
   shortestStretch: 2,
   /** Pages walked by key after the n-th failed check in a row, before page numbers are tried again. */
   keyPagesAfterFailure: (failuresInRow: number) => 2 ** Math.min(failuresInRow, 10),
-  /**
-   * Pages a stretch reads from one anchor: past them it checks, and after a check that passes goes on from
-   * that page as a new anchor (one key page, then a stretch of its own). The server finds page k of an anchor
-   * by skipping the rows before it (or after it, from the end), so a stretch of the whole feed made a first
-   * copy's server time grow with the square of its rows; bounded, each page skips at most this many pages'
-   * rows, at one check and one key page more per anchor.
-   */
-  pagesFromAnchor: 64,
 } as const;
 
 /**

@@ -15,9 +15,7 @@
 // row moved in the past by a deployment whose header is wrong still shows, as long as it sorts after Z.
 // A check that fails, or a page whose count moved, sends the walk back, by key, to the last page that
 // passed; nothing after that page moves the cursor until a check passes, so a crash resumes from a page
-// known to be complete. A stretch reads about STRETCH_POLICY.pagesFromAnchor pages from its anchor, then goes
-// on from a checked page as the next anchor (its own first check shows the count from there), so no page
-// makes the server skip much more than that.
+// known to be complete.
 import type { LoadRow, Page } from './client.js';
 import { NoProgressError } from './errors.js';
 import { settledThroughOf } from './settled-through.js';
@@ -90,22 +88,6 @@ export async function readStretch(
   count: number,
   size: number,
 ): Promise<StretchEnd> {
-  for (;;) {
-    const end = await readFromAnchor(run, plan, guard, start, count, size);
-    if (!('anchor' in end)) return end;
-    ({ anchor: start, count } = end);
-  }
-}
-
-/** A stretch from one anchor: its end, or the next anchor (a checked page) and the rows counted from it. */
-async function readFromAnchor(
-  run: StretchRun,
-  plan: StretchPlan,
-  guard: (page: Page, request: string) => void,
-  start: KeyState,
-  count: number,
-  size: number,
-): Promise<StretchEnd | { anchor: KeyState; count: number }> {
   const { since, seen } = start;
   let checkpoint: KeyState = start;
   const stopAt = (verdict: Exclude<Verdict, 'passed'>): StretchEnd => {
@@ -144,11 +126,7 @@ async function readFromAnchor(
       await run.deliver(fresh, rows[rows.length - 1]!.updatedAt);
       return { done: true };
     }
-    // Far enough from the anchor, and the page holds every row of its last instant (it starts before it): the
-    // walk can go on from this page as the next anchor, after a check. Inside a tie longer than a page only
-    // page numbers go on, from the same anchor.
-    const reanchor = number >= STRETCH_POLICY.pagesFromAnchor && rows[0]!.updatedAt !== rows[rows.length - 1]!.updatedAt;
-    if (number - checkedPage < plan.stretchPages(size) && !reanchor) {
+    if (number - checkedPage < plan.stretchPages(size)) {
       await run.deliver(fresh, undefined);
       continue;
     }
@@ -159,7 +137,5 @@ async function readFromAnchor(
     checkpoint = stateAfter(rows);
     checkedPage = number;
     await run.deliver(fresh, checkpoint.since);
-    // From the new anchor on, the rows after this page and the rows of its last instant on it.
-    if (reanchor) return { anchor: checkpoint, count: reference.count - number * size + checkpoint.seen.size };
   }
 }

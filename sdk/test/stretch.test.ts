@@ -5,7 +5,6 @@ import { RESPONSE_HEADERS } from '@loadfeed/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { syncLoads } from '../src/index.js';
-import { STRETCH_POLICY } from '../src/stretch-plan.js';
 import type { MockSetup } from './helpers.js';
 import { createCopy, loadInput, mockSetup } from './helpers.js';
 
@@ -47,36 +46,6 @@ describe('page-number stretches', () => {
     expect(asked.some(([page]) => page > 1)).toBe(true);
     expect(asked.filter(([, pageSize]) => pageSize === 1).length).toBeGreaterThan(0);
     expect(summary.requests).toBeLessThanOrEqual(Math.floor(1.05 * (Math.ceil(3_000 / 99) + 1)));
-  });
-
-  it('a long feed is read from anchors at most STRETCH_POLICY.pagesFromAnchor pages apart, so no page makes the server skip more', async () => {
-    const setup = mockSetup({ mock: { rateLimitPerMinute: 1_000_000 } });
-    const asked: [number, number][] = [];
-    await feed(setup, 3_000, 37, asked);
-    const copy = createCopy();
-    const summary = await syncLoads({ client: setup.client, upsert: copy.upsert, pageSize: 10 });
-    expect(copy.differences(setup.mock.loads())).toEqual([]);
-    const pageNumbers = asked.filter(([, pageSize]) => pageSize === 10).map(([page]) => page);
-    // A new anchor is a page that holds every row of its last instant: past the bound, at most a write's pages on.
-    expect(Math.max(...pageNumbers)).toBeGreaterThanOrEqual(STRETCH_POLICY.pagesFromAnchor);
-    expect(Math.max(...pageNumbers)).toBeLessThanOrEqual(STRETCH_POLICY.pagesFromAnchor + Math.ceil(37 / 10));
-    // Per anchor: its pages, a check every ten and the anchor's probe (339 requests for 300
-    // pages; one anchor for all, 334).
-    expect(summary.requests).toBeLessThanOrEqual(Math.ceil(1.2 * Math.ceil(3_000 / 10)));
-  });
-
-  it('a tie longer than a stretch from its anchor (one bulk write of 100 pages) is read through by page number, once', async () => {
-    const setup = mockSetup({ mock: { rateLimitPerMinute: 1_000_000 } });
-    for (let first = 1; first <= 200; first += 1) {
-      setup.mock.upsert([loadInput(first)]);
-      await setup.clock.advance(1);
-    }
-    setup.mock.upsert(Array.from({ length: 1_000 }, (_, index) => loadInput(201 + index)));
-    await setup.clock.advance(1);
-    const copy = createCopy();
-    const summary = await syncLoads({ client: setup.client, upsert: copy.upsert, pageSize: 10 });
-    expect(copy.differences(setup.mock.loads())).toEqual([]);
-    expect(summary.rows).toBeLessThanOrEqual(1_200 + 2 * 10 * Math.ceil(1_200 / 10 / STRETCH_POLICY.pagesFromAnchor));
   });
 
   it('a customer whose loads change before every request pays a bounded number of requests over the key walk', async () => {
