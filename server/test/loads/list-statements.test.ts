@@ -60,9 +60,18 @@ describe('the statements of listLoads', () => {
       { requiredKeys: [] },
     );
     const statusesAlone = fc.record({ statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }) });
+    // A date range, with or without statuses: the range access, drawn every time.
+    const ranged = fc.record(
+      {
+        statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }),
+        pickupFrom: fc.constantFrom('2026-05-01T00:00:00.000Z', '2026-05-04T08:00:00.000Z'),
+        deliveryTo: fc.constantFrom('2026-05-09T23:59:59.999Z', '2026-05-30T00:00:00.000Z'),
+      },
+      { requiredKeys: ['pickupFrom'] },
+    );
     const accesses = new Set<FeedAccess>();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(filters, statusesAlone), fc.integer({ min: 1, max: 4 }), async (drawnFilters, pageSize) => {
+      fc.asyncProperty(fc.oneof(filters, statusesAlone, ranged), fc.integer({ min: 1, max: 4 }), async (drawnFilters, pageSize) => {
         const drawn: Partial<typeof filters extends fc.Arbitrary<infer T> ? T : never> = drawnFilters;
         const query = { ...drawn, page: 1, pageSize };
         const [literal] = feedParameters(scope, query);
