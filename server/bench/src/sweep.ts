@@ -14,7 +14,7 @@ interface ExplainRow {
 }
 
 /** The database's planning and execution time of the statements, in milliseconds. */
-export async function databaseTime(pool: pg.Pool, statements: readonly Statement[]): Promise<number> {
+export async function databaseTime(pool: pg.Pool | pg.PoolClient, statements: readonly Statement[]): Promise<number> {
   let ms = 0;
   for (const { sql, values } of statements) {
     const { rows } = await pool.query<ExplainRow>(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${sql}`, values);

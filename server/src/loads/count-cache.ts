@@ -6,6 +6,10 @@
 // customer's latest stamp was settled when it was counted), and reused only while the horizon still is
 // at or past that stamp: the settled rows at that version are then the same rows.
 // Known before the page is read, a kept count also lets a deep page be read from the end (list.ts).
+// Counts are taken once at a time per key: a request that misses while another request of this process
+// counts the same filters waits for that count instead of running its own (a write to a big customer
+// makes every waiting request miss at once, and ten counts of its window were ten times the database's
+// work for one answer). The waiter then reads the page alone, at the count's version or not at all.
 import { createHash } from 'node:crypto';
 import type { LoadFilters } from './list-query.js';
 
@@ -33,6 +37,8 @@ export interface KeptCount {
 
 export class CountCache {
   readonly #entries = new Map<string, KeptCount>();
+  /** The counts under way, by key: settled (never rejected) when the count is kept or has failed. */
+  readonly #counting = new Map<string, Promise<void>>();
 
   /** Everything the count depends on, as JSON, or its SHA-256 when longer than SHORT_KEY: a bounded size whatever the filters hold. */
   static keyOf(customerId: string, windowStart: Date, { page: _page, pageSize: _pageSize, ...filters }: LoadFilters): string {
@@ -44,6 +50,23 @@ export class CountCache {
   get(key: string, settledThrough: number): KeptCount | undefined {
     const kept = this.#entries.get(key);
     return kept && kept.latest <= settledThrough ? kept : undefined;
+  }
+
+  /** Resolves when the count under way for the key has ended; undefined when none is. */
+  counting(key: string): Promise<void> | undefined {
+    return this.#counting.get(key);
+  }
+
+  /** Runs `count` as the key's count under way (the caller has found none), so that later misses wait for it. */
+  async count<T>(key: string, count: () => Promise<T>): Promise<T> {
+    let done!: () => void;
+    this.#counting.set(key, new Promise<void>((resolve) => (done = resolve)));
+    try {
+      return await count();
+    } finally {
+      this.#counting.delete(key);
+      done();
+    }
   }
 
   set(key: string, version: string, latest: number, count: number): void {

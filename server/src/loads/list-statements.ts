@@ -12,53 +12,107 @@
 // The page is a deferred join: ids by an index-only scan that skips the rows before the page without
 // touching the table, then only the page's rows are read back. Plain LIMIT/OFFSET over full rows measured
 // 15x dearer for a full sweep. The count is its own aggregate over the feed index (`count(*) OVER ()` over
-// the page query measured slower). `feed` is NOT MATERIALIZED: each use of it is planned as its own scan.
-
-/** The filters' exact count and one page from the start, in one snapshot: $2 page, $3 page size. */
-export const COUNTED_PAGE_SQL = `
-WITH feed AS NOT MATERIALIZED (
-  SELECT l.id, l.updated_at FROM feed_loads($1::feed_query) AS l
-), total AS (
-  SELECT count(*) AS n FROM feed
-), page AS (
-  SELECT feed.id FROM feed
-   ORDER BY feed.updated_at, feed.id
-  OFFSET ($2::bigint - 1) * $3::bigint LIMIT $3::bigint
-), rows AS (
-  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
-    FROM page JOIN loads AS l ON l.id = page.id
-)
-SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count, rows.n AS page_rows, rows.json AS data
-  FROM feed_state(($1::feed_query).customer_id) AS s, total, rows`;
-
-/** One page from the start, without a count: $2 page, $3 page size. */
-export const PAGE_FROM_START_SQL = `
-WITH page AS (
-  SELECT l.id FROM feed_loads($1::feed_query) AS l
-   ORDER BY l.updated_at, l.id
-  OFFSET ($2::bigint - 1) * $3::bigint LIMIT $3::bigint
-), rows AS (
-  SELECT count(*)::integer AS n, '[' || coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
-    FROM page JOIN loads AS l ON l.id = page.id
-)
-SELECT s.feed_version, s.latest_updated_at, NULL::text AS total_count, rows.n AS page_rows, rows.json AS data
-  FROM feed_state(($1::feed_query).customer_id) AS s, rows`;
+// the page query measured slower), planned apart from the page: each reads the narrowest index it can.
 
 /**
- * One page read from the end (the feed index scanned backward), put back in ascending order: $2 rows
- * after the page are skipped, $3 rows are the page. A page nearer the end than the start skips fewer.
+ * How a page's ids are found in the feed, by what the query filters (list.ts, feedAccessOf; the indexes
+ * are sql/indexes/loads_feed_*.sql). The planner prices a LIMIT as if the matches were spread evenly
+ * through the feed's order; they are not (in-transit loads and last week's pickups are all stamped
+ * late), so a statement that lets it walk the feed index and drop what does not match reads the whole
+ * customer to find a page. Each form below reads at most the page's skip and take plus the rows its
+ * index yields for the filters:
+ * - `feed`: the feed in its order, for no filter but updatedSince (the feed index), or an exact match
+ *   (poNumber, billingRefNumber: their indexes hold a few rows, which the planner sorts).
+ * - `status`: one walk a status, in the feed's order, over the status index, each taking no more than the
+ *   page needs, merged: O(statuses x (skip + take)).
+ * - `range`: a pickup or delivery range: every match, by whichever index the planner finds narrowest
+ *   (the range's, or the status's), then sorted. `+ interval '0'` keeps the order the same and stops any
+ *   index from offering it, so no plan walks the feed for a LIMIT: O(matches), whatever the page.
  */
-export const PAGE_FROM_END_SQL = `
-WITH page AS (
+export type FeedAccess = 'feed' | 'status' | 'range';
+
+/** ORDER BY of the feed's order, forward or backward: $a and $b stand for the time and id columns. */
+function order(direction: 'ASC' | 'DESC', time: string, id: string): string {
+  return `${time} ${direction}, ${id} ${direction}`;
+}
+
+/** The page's ids (one column, id), `skip` rows passed and `take` rows kept in `direction`. */
+function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, take: string): string {
+  if (access === 'status') {
+    return `
+  SELECT w.id FROM (SELECT DISTINCT unnest(($1::feed_query).statuses) AS status) AS s
+   CROSS JOIN LATERAL (
+     SELECT l.id, l.updated_at FROM feed_loads($1::feed_query) AS l
+      WHERE l.status = s.status
+      ORDER BY ${order(direction, 'l.updated_at', 'l.id')}
+      LIMIT ${skip} + ${take}) AS w
+   ORDER BY ${order(direction, 'w.updated_at', 'w.id')}
+  OFFSET ${skip} LIMIT ${take}`;
+  }
+  const time = access === 'range' ? "l.updated_at + interval '0'" : 'l.updated_at';
+  return `
   SELECT l.id FROM feed_loads($1::feed_query) AS l
-   ORDER BY l.updated_at DESC, l.id DESC
-  OFFSET $2::bigint LIMIT $3::bigint
-), rows AS (
+   ORDER BY ${order(direction, time, 'l.id')}
+  OFFSET ${skip} LIMIT ${take}`;
+}
+
+const FROM_START = ['($2::bigint - 1) * $3::bigint', '$3::bigint'] as const;
+const FROM_END = ['$2::bigint', '$3::bigint'] as const;
+
+/** The page's rows, read back by id, as one JSON array in the feed's order. */
+const ROWS = `rows AS (
   SELECT count(*)::integer AS n, '[' || coalesce(string_agg(load_json(l), ',' ORDER BY l.updated_at, l.id), '') || ']' AS json
     FROM page JOIN loads AS l ON l.id = page.id
-)
+)`;
+
+/** The filters' exact count and one page from the start, in one snapshot: $2 page, $3 page size. */
+function countedPage(access: FeedAccess): string {
+  return `
+WITH total AS (
+  SELECT count(*) AS n FROM feed_loads($1::feed_query) AS l
+), page AS (${pageIds(access, 'ASC', ...FROM_START)}
+), ${ROWS}
+SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count, rows.n AS page_rows, rows.json AS data
+  FROM feed_state(($1::feed_query).customer_id) AS s, total, rows`;
+}
+
+/** One page, without a count. */
+function page(access: FeedAccess, from: 'start' | 'end'): string {
+  const ids = from === 'start' ? pageIds(access, 'ASC', ...FROM_START) : pageIds(access, 'DESC', ...FROM_END);
+  return `
+WITH page AS (${ids}
+), ${ROWS}
 SELECT s.feed_version, s.latest_updated_at, NULL::text AS total_count, rows.n AS page_rows, rows.json AS data
   FROM feed_state(($1::feed_query).customer_id) AS s, rows`;
+}
+
+export interface PageStatements {
+  /** The filters' exact count and one page from the start, in one snapshot: $2 page, $3 page size. */
+  countedPage: string;
+  /** One page from the start, without a count: $2 page, $3 page size. */
+  fromStart: string;
+  /**
+   * One page read from the end (the order scanned backward), put back in ascending order: $2 rows after
+   * the page are skipped, $3 rows are the page. A page nearer the end than the start skips fewer.
+   */
+  fromEnd: string;
+}
+
+function statementsOf(access: FeedAccess): PageStatements {
+  return { countedPage: countedPage(access), fromStart: page(access, 'start'), fromEnd: page(access, 'end') };
+}
+
+/** The page statements of each access, made once. */
+export const PAGE_STATEMENTS: Readonly<Record<FeedAccess, PageStatements>> = {
+  feed: statementsOf('feed'),
+  status: statementsOf('status'),
+  range: statementsOf('range'),
+};
+
+/** The feed access's statements under their own names (the statements most tests and benchmarks read). */
+export const COUNTED_PAGE_SQL = PAGE_STATEMENTS.feed.countedPage;
+export const PAGE_FROM_START_SQL = PAGE_STATEMENTS.feed.fromStart;
+export const PAGE_FROM_END_SQL = PAGE_STATEMENTS.feed.fromEnd;
 
 /**
  * The same pages for a query without filters but updatedSince (the initial sync and the delta poll): the

@@ -15,9 +15,9 @@
 // filters but updatedSince, read by a function whose plan each connection keeps (PLANNED_PAGE_FROM_START_SQL),
 // with the query's own statement behind it for a window the feed index does not cover.
 import type pg from 'pg';
-import { CountCache } from './count-cache.js';
+import { CountCache, type KeptCount } from './count-cache.js';
 import type { LoadFilters } from './list-query.js';
-import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL } from './list-statements.js';
+import { COUNT_SQL, PAGE_STATEMENTS, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL, type FeedAccess } from './list-statements.js';
 
 interface FeedState {
   feed_version: string;
@@ -107,18 +107,29 @@ function rowLiteral(fields: (string | null)[]): string {
  */
 export function choosePageStatement(scope: FeedScope, filters: LoadFilters, knownCount: number | undefined, countMissed = false): PageStatement {
   const feed = feedParameters(scope, filters);
+  const statements = PAGE_STATEMENTS[feedAccessOf(filters)];
   if (knownCount === undefined) {
     if (filters.page > 1 && !countMissed) return { kind: 'count', sql: COUNT_SQL, values: feed };
-    return { kind: 'counted page', sql: COUNTED_PAGE_SQL, values: [...feed, filters.page, filters.pageSize] };
+    return { kind: 'counted page', sql: statements.countedPage, values: [...feed, filters.page, filters.pageSize] };
   }
   const before = (filters.page - 1) * filters.pageSize;
   const rows = Math.max(0, Math.min(filters.pageSize, knownCount - before));
   const after = Math.max(0, knownCount - before - rows);
   const fromStart = after >= before;
   const values = fromStart ? [...feed, filters.page, filters.pageSize] : [...feed, after, rows];
-  const sql = fromStart ? PAGE_FROM_START_SQL : PAGE_FROM_END_SQL;
+  const sql = fromStart ? statements.fromStart : statements.fromEnd;
   if (hasFilterButUpdatedSince(filters)) return { kind: 'page', sql, values };
   return { kind: 'page', sql: fromStart ? PLANNED_PAGE_FROM_START_SQL : PLANNED_PAGE_FROM_END_SQL, values, unplanned: sql };
+}
+
+/**
+ * Which index finds the page (list-statements.ts, FeedAccess): an exact match's few rows are the
+ * narrowest; then a date range's matches, sorted; then each status's loads in the feed's order.
+ */
+export function feedAccessOf(filters: LoadFilters): FeedAccess {
+  if (filters.poNumber !== undefined || filters.billingRefNumber !== undefined) return 'feed';
+  if ([filters.pickupFrom, filters.pickupTo, filters.deliveryFrom, filters.deliveryTo].some((bound) => bound !== undefined)) return 'range';
+  return filters.statuses ? 'status' : 'feed';
 }
 
 /** What a planned page statement reads of a query (PLANNED_PAGE_FROM_START_SQL): any other filter is the query's own statement's. */
@@ -146,6 +157,26 @@ function keep(counts: CountCache, key: string, scope: FeedScope, state: FeedStat
 }
 
 /**
+ * The count kept for the key, after waiting for another request's count of it if one is under way. Only
+ * once a request: a count that then misses its page to a write is followed by the request's own count,
+ * so that under steady writes no request waits behind count after count.
+ */
+async function keptOrAwaited(counts: CountCache, key: string, settledThrough: number): Promise<KeptCount | undefined> {
+  const underWay = counts.counting(key);
+  if (underWay) await underWay;
+  return counts.get(key, settledThrough);
+}
+
+/**
+ * Runs a counting statement as the key's count under way, so that requests missing meanwhile wait for it,
+ * unless one is under way already (a request whose count missed its page counts again at once). The count
+ * is kept before the waiters wake.
+ */
+function countingOnce<T>(counts: CountCache, key: string, count: () => Promise<T>): Promise<T> {
+  return counts.counting(key) ? count() : counts.count(key, count);
+}
+
+/**
  * One page of a customer's settled feed: a kept count for these filters is used if the page's statement
  * reads the version it was taken at; otherwise choosePageStatement's next statement, until the page and
  * its count come from one version.
@@ -153,25 +184,31 @@ function keep(counts: CountCache, key: string, scope: FeedScope, state: FeedStat
 export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache, scope: FeedScope, filters: LoadFilters): Promise<string> {
   const key = CountCache.keyOf(scope.customerId, scope.windowStart, filters);
   let known: { count: number; version: string; counted: boolean } | undefined;
-  const kept = counts.get(key, Date.parse(scope.settledThrough));
-  if (kept) known = { count: kept.count, version: kept.version, counted: false };
   let countMissed = false;
+  const kept = await keptOrAwaited(counts, key, Date.parse(scope.settledThrough));
+  if (kept) known = { count: kept.count, version: kept.version, counted: false };
   for (;;) {
     const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed);
     if (kind === 'count') {
-      const counted = (await pool.query<CountRow>(sql, values)).rows[0]!;
+      const counted = await countingOnce(counts, key, async () => {
+        const row = (await pool.query<CountRow>(sql, values)).rows[0]!;
+        keep(counts, key, scope, row, Number(row.total_count));
+        return row;
+      });
       known = { count: Number(counted.total_count), version: counted.feed_version, counted: true };
-      keep(counts, key, scope, counted, known.count);
       continue;
+    }
+    if (kind === 'counted page') {
+      const row = await countingOnce(counts, key, async () => {
+        const counted = (await pool.query<PageRow>(sql, values)).rows[0]!;
+        keep(counts, key, scope, counted, Number(counted.total_count));
+        return counted;
+      });
+      return pageOf(filters, row, Number(row.total_count));
     }
     let row = (await pool.query<PageRow | NoPageRow>(sql, values)).rows[0]!;
     // Only a planned statement answers no page, and it always names the query's own (choosePageStatement).
     if (row.data === null) row = (await pool.query<PageRow>(unplanned!, values)).rows[0]!;
-    if (kind === 'counted page') {
-      const totalCount = Number(row.total_count);
-      keep(counts, key, scope, row, totalCount);
-      return pageOf(filters, row, totalCount);
-    }
     if (row.feed_version === known!.version) return pageOf(filters, row, known!.count);
     // A write landed between the count and the page.
     countMissed = known!.counted;

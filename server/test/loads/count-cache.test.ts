@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { LOAD_STATUSES, type LoadPage, type LoadStatus } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
+import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_START_SQL, PAGE_STATEMENTS } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, testClock, type TestApp } from '../support/app.js';
 
@@ -16,6 +16,8 @@ describe('the kept totalCount', () => {
   const clientQuery = pg.Client.prototype.query;
   /** A write to make right after the next count statement, before the page is read. */
   let writeAfterCount: (() => Promise<unknown>) | undefined;
+  /** How long each count statement's answer is held back before its caller sees it. */
+  let countDelayMs = 0;
 
   async function totalCount(query = ''): Promise<number> {
     const response = await app.get(`/api/v1/loads?pageSize=1${query}`, key);
@@ -31,6 +33,14 @@ describe('the kept totalCount', () => {
       const text = args[0];
       if (typeof text === 'string') statements.push(text);
       const run = () => (clientQuery as (...args: unknown[]) => unknown).apply(this, args);
+      if (countDelayMs > 0 && typeof text === 'string' && text.includes('count(*) AS n')) {
+        // A count that takes a while, as a big customer's does: the requests behind it are admitted meanwhile.
+        return (async () => {
+          const result = await (run() as Promise<unknown>);
+          await new Promise((resolve) => setTimeout(resolve, countDelayMs));
+          return result;
+        })();
+      }
       if (text !== COUNT_SQL || !writeAfterCount) return run();
       const write = writeAfterCount;
       writeAfterCount = undefined;
@@ -84,9 +94,20 @@ describe('the kept totalCount', () => {
     const response = await app.get('/api/v1/loads?pageSize=1&page=3&status=Dispatched', key);
     const page = JSON.parse(response.payload) as LoadPage;
     // Counted at 3 rows, page 3 is the last: read from the end under that count, it would be R-3.
-    const feedStatements = [COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL, COUNTED_PAGE_SQL];
-    expect(statements.filter((text) => feedStatements.includes(text))).toEqual([COUNT_SQL, PAGE_FROM_END_SQL, COUNTED_PAGE_SQL]);
+    const { countedPage, fromStart, fromEnd } = PAGE_STATEMENTS.status;
+    expect(statements.filter((text) => [COUNT_SQL, fromEnd, fromStart, countedPage].includes(text))).toEqual([COUNT_SQL, fromEnd, countedPage]);
     expect({ loads: page.data.map((load) => load.loadNumber), totalCount: page.totalCount, hasMore: page.hasMore }).toEqual({ loads: [], totalCount: 2, hasMore: false });
+  });
+
+  it('is counted once for misses that arrive together: the others wait for that count and read the page alone', async () => {
+    await app.load('acme', [aLoad('C-1', { status: 'Loading' }), aLoad('C-2', { status: 'Loading' })]);
+    statements.length = 0;
+    countDelayMs = 300;
+    const responses = await Promise.all(Array.from({ length: 8 }, () => app.get('/api/v1/loads?pageSize=1&status=Loading', key))).finally(() => (countDelayMs = 0));
+    expect(responses.map((response) => (JSON.parse(response.payload) as LoadPage).totalCount)).toEqual(Array(8).fill(2));
+    const { countedPage, fromStart } = PAGE_STATEMENTS.status;
+    expect(statements.filter((text) => text === countedPage || text === COUNT_SQL)).toHaveLength(1);
+    expect(statements.filter((text) => text === fromStart)).toHaveLength(7);
   });
 
   it('survives an unchanged re-import without a recount', async () => {

@@ -1,4 +1,4 @@
-// The four statements of listLoads read one feed. A count kept from one of them is used with a page read
+// The statements of listLoads read one feed, whichever index finds the page (feedAccessOf). A count kept from one of them is used with a page read
 // by another (list.ts), so they must select the same rows: each reads them from feed_loads of the one
 // query it is given ($1), its version from feed_state of that query's customer, and the page statements
 // write the page's JSON alike. Checked on a database: every statement, over feeds and filters drawn at
@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { LOAD_STATUSES } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { feedParameters, type FeedScope } from '../../src/loads/list.js';
-import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
+import { feedAccessOf, feedParameters, type FeedScope } from '../../src/loads/list.js';
+import { COUNT_SQL, PAGE_STATEMENTS, type FeedAccess } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
 
@@ -32,6 +32,8 @@ describe('the statements of listLoads', () => {
           status: statuses[index % 3],
           poNumber: index % 4 === 0 ? 'PO "quoted", \\ (odd)' : `PO-${index % 5}`,
           billingRefNumber: index % 2 === 0 ? null : 'B,1',
+          scheduledPickupDate: `2026-05-${String(1 + (index % 10)).padStart(2, '0')}T08:00:00.000Z`,
+          scheduledDeliveryDate: index % 7 === 0 ? null : `2026-05-${String(3 + (index % 10)).padStart(2, '0')}T08:00:00.000Z`,
         }),
       ),
     );
@@ -50,26 +52,44 @@ describe('the statements of listLoads', () => {
         statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }),
         poNumber: fc.constantFrom('PO "quoted", \\ (odd)', 'PO-1', 'PO-2', 'none', ''),
         billingRefNumber: fc.constantFrom('B,1', 'none'),
+        pickupFrom: fc.constantFrom('2026-05-01T00:00:00.000Z', '2026-05-04T08:00:00.000Z'),
+        pickupTo: fc.constantFrom('2026-05-03T23:59:59.999Z', '2026-05-08T08:00:00.000Z'),
+        deliveryFrom: fc.constantFrom('2026-05-05T00:00:00.000Z', '2026-05-07T08:00:00.000Z'),
+        deliveryTo: fc.constantFrom('2026-05-09T23:59:59.999Z', '2026-05-30T00:00:00.000Z'),
       },
       { requiredKeys: [] },
     );
+    const statusesAlone = fc.record({ statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }) });
+    // A date range, with or without statuses: the range access, drawn every time.
+    const ranged = fc.record(
+      {
+        statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }),
+        pickupFrom: fc.constantFrom('2026-05-01T00:00:00.000Z', '2026-05-04T08:00:00.000Z'),
+        deliveryTo: fc.constantFrom('2026-05-09T23:59:59.999Z', '2026-05-30T00:00:00.000Z'),
+      },
+      { requiredKeys: ['pickupFrom'] },
+    );
+    const accesses = new Set<FeedAccess>();
     await fc.assert(
-      fc.asyncProperty(filters, fc.integer({ min: 1, max: 4 }), async (drawn, pageSize) => {
+      fc.asyncProperty(fc.oneof(filters, statusesAlone, ranged), fc.integer({ min: 1, max: 4 }), async (drawnFilters, pageSize) => {
+        const drawn: Partial<typeof filters extends fc.Arbitrary<infer T> ? T : never> = drawnFilters;
         const query = { ...drawn, page: 1, pageSize };
         const [literal] = feedParameters(scope, query);
+        accesses.add(feedAccessOf(query));
+        const { countedPage, fromStart: pageFromStart, fromEnd: pageFromEnd } = PAGE_STATEMENTS[feedAccessOf(query)];
         const one = async (sql: string, values: unknown[]) => (await app.pool.query(sql, values)).rows[0]!;
         const expected = await one(ELEVEN_ARGUMENTS_SQL, [
-          scope.customerId, scope.windowStart.toISOString(), null, drawn.statuses ?? null, null, null, null, null,
-          drawn.poNumber ?? null, drawn.billingRefNumber ?? null, scope.settledThrough,
+          scope.customerId, scope.windowStart.toISOString(), null, drawn.statuses ?? null, drawn.pickupFrom ?? null, drawn.pickupTo ?? null,
+          drawn.deliveryFrom ?? null, drawn.deliveryTo ?? null, drawn.poNumber ?? null, drawn.billingRefNumber ?? null, scope.settledThrough,
         ]);
         const count = await one(COUNT_SQL, [literal]);
         expect(count.total_count).toBe(expected.n);
         const pages: string[] = [];
         for (let page = 1; (page - 1) * pageSize < Number(expected.n); page += 1) {
-          const counted = await one(COUNTED_PAGE_SQL, [literal, page, pageSize]);
-          const fromStart = await one(PAGE_FROM_START_SQL, [literal, page, pageSize]);
+          const counted = await one(countedPage, [literal, page, pageSize]);
+          const fromStart = await one(pageFromStart, [literal, page, pageSize]);
           const rows = Math.min(pageSize, Number(expected.n) - (page - 1) * pageSize);
-          const fromEnd = await one(PAGE_FROM_END_SQL, [literal, Number(expected.n) - (page - 1) * pageSize - rows, rows]);
+          const fromEnd = await one(pageFromEnd, [literal, Number(expected.n) - (page - 1) * pageSize - rows, rows]);
           expect(counted.total_count).toBe(expected.n);
           expect(fromStart.data).toBe(counted.data);
           expect(fromEnd.data).toBe(counted.data);
@@ -78,7 +98,8 @@ describe('the statements of listLoads', () => {
         }
         expect(pages.join(',')).toBe(expected.json);
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
+    expect([...accesses].sort()).toEqual(['feed', 'range', 'status']);
   });
 });

@@ -1,8 +1,10 @@
 // Which statement reads a page next (choosePageStatement): the policy of listLoads in one function.
 // The page's position decides between the start and the end (list-from-end.test.ts); this is the rest.
 import { describe, expect, it } from 'vitest';
-import { choosePageStatement } from '../../src/loads/list.js';
-import { COUNT_SQL, COUNTED_PAGE_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } from '../../src/loads/list-statements.js';
+import { choosePageStatement, feedAccessOf } from '../../src/loads/list.js';
+import { COUNT_SQL, PAGE_STATEMENTS } from '../../src/loads/list-statements.js';
+
+const { countedPage: COUNTED_PAGE_SQL, fromStart: PAGE_FROM_START_SQL, fromEnd: PAGE_FROM_END_SQL } = PAGE_STATEMENTS.status;
 
 const scope = { customerId: '7', windowStart: new Date('2025-11-25T00:00:00.000Z'), settledThrough: '2026-11-25T10:00:00.000Z' };
 const choose = (page: number, knownCount: number | undefined, countMissed = false) => {
@@ -24,6 +26,20 @@ describe('choosing the statement that reads a page', () => {
   it('with a known count, the page alone, from whichever end is nearer', () => {
     expect(choose(1, 1000)).toEqual({ kind: 'page', sql: PAGE_FROM_START_SQL, parameters: 3 });
     expect(choose(99, 1000)).toEqual({ kind: 'page', sql: PAGE_FROM_END_SQL, parameters: 3 });
+  });
+
+  it('finds the page by an exact match first, then a date range, then the statuses, else the feed in its order', () => {
+    const access = (filters: object) => feedAccessOf({ page: 1, pageSize: 10, ...filters });
+    expect(access({})).toBe('feed');
+    expect(access({ updatedSince: '2026-01-01T00:00:00.000Z' })).toBe('feed');
+    expect(access({ statuses: ['InTransit'], updatedSince: '2026-01-01T00:00:00.000Z' })).toBe('status');
+    for (const bound of ['pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo']) {
+      expect(access({ [bound]: '2026-01-01T00:00:00.000Z' })).toBe('range');
+      expect(access({ [bound]: '2026-01-01T00:00:00.000Z', statuses: ['InTransit'] })).toBe('range');
+      expect(access({ [bound]: '2026-01-01T00:00:00.000Z', poNumber: 'P' })).toBe('feed');
+    }
+    expect(access({ statuses: ['InTransit'], billingRefNumber: 'B' })).toBe('feed');
+    expect(choosePageStatement(scope, { page: 1, pageSize: 10, pickupTo: '2026-01-01T00:00:00.000Z' }, undefined).sql).toBe(PAGE_STATEMENTS.range.countedPage);
   });
 
   it('passes the scope and the filters as one feed_query value in its fields\' order ($1), then the page', () => {

@@ -1,0 +1,115 @@
+// A filtered page costs what its answer costs, not what the customer has: on a customer whose matches are
+// all stamped late (in-transit loads and last week's pickups, written after a year of other loads, as an
+// operator's day writes them), every statement listLoads runs for page 1 and the last page of each filter
+// and common pair reads at most a bounded multiple of the page and its matches. Rows read are what the
+// plan's scans yield and drop (EXPLAIN ANALYZE), so a plan that walks the feed index and drops the
+// customer's other loads fails however fast the machine is.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { choosePageStatement, type FeedScope } from '../../src/loads/list.js';
+import type { LoadFilters } from '../../src/loads/list-query.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+import { startApp, type TestApp } from '../support/app.js';
+import { planNodes, type PlanNode } from '../support/plans.js';
+
+/** Loads of the customer stamped long ago, and of a neighbour in the same table. */
+const SETTLED_LOADS = 24_000;
+/** Late-stamped: this many in transit and as many other loads picked up in the last week. */
+const LATE_LOADS = 400;
+const PAGE_SIZE = 100;
+/** Rows read per row of page and matches that any statement may reach: a walk of the feed reaches ~60. */
+const BOUND = 5;
+
+interface AnalyzedNode extends PlanNode {
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+}
+
+const SCANS = new Set(['Seq Scan', 'Index Scan', 'Index Only Scan', 'Bitmap Heap Scan']);
+
+/** The rows every scan of the plan yielded or dropped, over all its loops. */
+function rowsRead(nodes: AnalyzedNode[]): number {
+  return nodes
+    .filter((node) => SCANS.has(node['Node Type']))
+    .reduce((sum, node) => sum + ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * (node['Actual Loops'] ?? 1), 0);
+}
+
+describe('a filtered page on a customer whose matches are stamped last', () => {
+  const database = useTestDatabase();
+  let app: TestApp;
+  let scope: FeedScope;
+  const day = 86_400_000;
+  const now = Date.now();
+  const isoDay = (offsetDays: number) => new Date(now + offsetDays * day).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    app = await startApp(database.url);
+    await app.customer('big');
+    await app.customer('neighbour');
+    // Two years of history before the window, completed or cancelled, stamped first: kept in the table, out of
+    // every feed.
+    await app.pool.query(
+      `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
+       SELECT c.id, c.code || '-aged-' || n, (ARRAY['Completed', 'Cancelled']::load_status[])[1 + n % 2],
+              now() - interval '380 days' - (n % 700) * interval '1 day', now() - interval '378 days' - (n % 700) * interval '1 day'
+         FROM customers AS c, generate_series(1, $1::int) AS n WHERE c.code = 'big'`,
+      [SETTLED_LOADS],
+    );
+    // A year of pickups more than a week old, delivered or completed, in one early transaction.
+    await app.pool.query(
+      `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
+       SELECT c.id, c.code || '-' || n, (ARRAY['Completed', 'Delivered', 'Cancelled']::load_status[])[1 + n % 3],
+              now() - interval '8 days' - (n % 350) * interval '1 day', now() - interval '6 days' - (n % 350) * interval '1 day'
+         FROM customers AS c, generate_series(1, $1::int) AS n`,
+      [SETTLED_LOADS],
+    );
+    // Then the in-flight loads and last week's pickups, each written (stamped) after all of them.
+    await app.pool.query(
+      `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date, scheduled_delivery_date)
+       SELECT c.id, c.code || '-late-' || n, (ARRAY['InTransit', 'Dispatched', 'Covered', 'Available']::load_status[])[1 + n % 4],
+              now() - (n % 7) * interval '1 day', now() + interval '2 days' - (n % 7) * interval '1 day'
+         FROM customers AS c, generate_series(1, $1::int) AS n WHERE c.code = 'big'`,
+      [LATE_LOADS * 4],
+    );
+    await app.pool.query('VACUUM ANALYZE loads');
+    const customerId = (await app.pool.query<{ id: string }>("SELECT id::text FROM customers WHERE code = 'big'")).rows[0]!.id;
+    scope = { customerId, windowStart: new Date(now - 365 * day), settledThrough: new Date(now + 60_000).toISOString() };
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const queries: [string, Omit<LoadFilters, 'page' | 'pageSize'>][] = [
+    ['status=InTransit', { statuses: ['InTransit'] }],
+    ['status=InTransit&status=Dispatched', { statuses: ['InTransit', 'Dispatched'] }],
+    ['a pickup week', { pickupFrom: isoDay(-7), pickupTo: isoDay(0) }],
+    ['a delivery week', { deliveryFrom: isoDay(-5), deliveryTo: isoDay(2) }],
+    ['status and a pickup week', { statuses: ['InTransit'], pickupFrom: isoDay(-7), pickupTo: isoDay(0) }],
+    ['status and a delivery week', { statuses: ['Dispatched'], deliveryFrom: isoDay(-5), deliveryTo: isoDay(2) }],
+    ['updatedSince and status', { updatedSince: isoDay(-1000), statuses: ['InTransit'] }],
+    ['pickupFrom alone', { pickupFrom: isoDay(-3) }],
+    ['status=Completed (most of the window, and of the history before it)', { statuses: ['Completed'] }],
+    ['status=Cancelled', { statuses: ['Cancelled'] }],
+    ['status=InTransit&status=Completed', { statuses: ['InTransit', 'Completed'] }],
+  ];
+
+  it.each(queries)('%s: page 1 and the last page read at most a bounded multiple of page + matches', async (_title, query) => {
+    const filters: LoadFilters = { page: 1, pageSize: PAGE_SIZE, ...query };
+    const counting = choosePageStatement(scope, { ...filters, page: 2 }, undefined);
+    const count = Number((await app.pool.query<{ total_count: string }>(counting.sql, counting.values)).rows[0]!.total_count);
+    expect(count).toBeGreaterThan(0);
+    const lastPage = Math.max(1, Math.ceil(count / PAGE_SIZE));
+    const statements = [
+      choosePageStatement(scope, filters, undefined),
+      choosePageStatement(scope, { ...filters, page: 2 }, undefined),
+      choosePageStatement(scope, filters, count),
+      choosePageStatement(scope, { ...filters, page: lastPage }, count),
+      choosePageStatement(scope, { ...filters, page: lastPage }, undefined, true),
+    ];
+    const limit = BOUND * (PAGE_SIZE + count);
+    for (const { sql, values } of statements) {
+      const read = rowsRead(await planNodes(app.pool, sql, values, 'ANALYZE, FORMAT JSON'));
+      expect(read, `${read} rows read for ${count} matches by${sql}`).toBeLessThanOrEqual(limit);
+    }
+  });
+});
