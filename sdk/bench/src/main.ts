@@ -100,7 +100,8 @@ if (parts.has('verify')) {
     const at1500k = large.retainedMb + (Math.max(0, bytesPerRow) * (1_500_000 - large.rows)) / 1024 / 1024;
     console.log(
       `verify of a ${kind.name} copy of ${large.rows} rows: ${fixed(large.verifyMs, 0)} ms vs its first sync ${fixed(large.syncMs, 0)} ms -> ratio ${fixed(large.verifyMs / large.syncMs)} ` +
-        `(target <= 2: ${verdict(large.verifyMs / large.syncMs <= 2)}; at ${small.rows} rows ${fixed(small.verifyMs / small.syncMs)}); kept while reading: ${fixed(small.retainedMb, 1)} MB at ${small.rows} rows, ` +
+        `(target <= 2: ${verdict(large.verifyMs / large.syncMs <= 2)}; at ${small.rows} rows ${fixed(small.verifyMs / small.syncMs)}; ` +
+        `this process's CPU: ratio ${fixed(large.verifyCpuMs / large.syncCpuMs)}, at ${small.rows} rows ${fixed(small.verifyCpuMs / small.syncCpuMs)}); kept while reading: ${fixed(small.retainedMb, 1)} MB at ${small.rows} rows, ` +
         `${fixed(large.retainedMb, 1)} MB at ${large.rows} -> ${fixed(bytesPerRow, 0)} bytes a row (${fixed(at1500k, 0)} MB at 1.5M; target <= 200 MB: ${verdict(at1500k <= 200)}); ` +
         `complete: ${small.complete && large.complete}`,
     );

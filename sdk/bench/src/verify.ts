@@ -14,6 +14,9 @@ export interface VerifyResult {
   rows: number;
   syncMs: number;
   verifyMs: number;
+  /** This process's CPU time (user + system) in each: steadier than wall time on a shared machine, but without a server's (PostgreSQL's) own. */
+  syncCpuMs: number;
+  verifyCpuMs: number;
   /** The largest heap in use above the one before verify started, after GC, in MB. */
   retainedMb: number;
   complete: boolean;
@@ -27,6 +30,10 @@ export interface CopyKind {
 }
 
 const gc = () => (globalThis as unknown as { gc: () => void }).gc();
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 const inUse = () => {
   const { heapUsed, arrayBuffers } = process.memoryUsage();
   return heapUsed + arrayBuffers;
@@ -77,8 +84,10 @@ export async function verifyAgainstSync(kind: CopyKind, rows: number): Promise<V
   try {
     const copy = await kind.open(true);
     let start = performance.now();
+    let cpuStart = cpuMs();
     await syncLoads({ client: client(), destination: copy });
     const syncMs = performance.now() - start;
+    const syncCpuMs = cpuMs() - cpuStart;
     await copy.close();
 
     const reader = await kind.open(false);
@@ -88,18 +97,23 @@ export async function verifyAgainstSync(kind: CopyKind, rows: number): Promise<V
     // A full GC of a heap that holds the whole mock feed costs more the larger the feed: the samples'
     // time is the benchmark's, not verify's, so it is taken off verify's.
     let samplingMs = 0;
+    let samplingCpuMs = 0;
     const sample = () => {
       const sampleStart = performance.now();
+      const sampleCpuStart = cpuMs();
       gc();
       retained = Math.max(retained, inUse() - before);
       samplingMs += performance.now() - sampleStart;
+      samplingCpuMs += cpuMs() - sampleCpuStart;
     };
     start = performance.now();
+    cpuStart = cpuMs();
     const report = await verifyCopy({ client: client(), copy: reader, onProgress: ({ pages }) => void (pages % 25 === 0 && sample()) });
     const verifyMs = performance.now() - start - samplingMs;
+    const verifyCpuMs = cpuMs() - cpuStart - samplingCpuMs;
     sample();
     await reader.close();
-    return { rows, syncMs, verifyMs, retainedMb: mb(retained), complete: report.complete };
+    return { rows, syncMs, verifyMs, syncCpuMs, verifyCpuMs, retainedMb: mb(retained), complete: report.complete };
   } finally {
     await kind.remove();
   }
