@@ -13,6 +13,8 @@ export interface SqliteStatement {
   all(...parameters: unknown[]): unknown[];
   /** The same statement, giving each row's first column instead of the row. */
   pluck(): SqliteStatement;
+  /** The same statement, giving each row as an array of its columns in the query's order. */
+  raw(): SqliteStatement;
 }
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
@@ -41,6 +43,7 @@ const spread = (parameters: unknown[]) => parameters.flat() as SqliteValue[];
 /** A row as a plain object (node:sqlite's have no prototype), or its first column. */
 const plainRow = (row: unknown) => (row === undefined ? undefined : { ...(row as object) });
 const firstColumn = (row: unknown) => (row === undefined ? undefined : Object.values(row as object)[0]);
+const columnValues = (row: unknown) => (row === undefined ? undefined : Object.values(row as object));
 
 function statementOf(statement: BuiltInStatement, shape: (row: unknown) => unknown = plainRow): SqliteStatement {
   return {
@@ -48,6 +51,7 @@ function statementOf(statement: BuiltInStatement, shape: (row: unknown) => unkno
     get: (...parameters) => shape(statement.get(...spread(parameters)) ?? undefined),
     all: (...parameters) => statement.all(...spread(parameters)).map(shape),
     pluck: () => statementOf(statement, firstColumn),
+    raw: () => statementOf(statement, columnValues),
   };
 }
 

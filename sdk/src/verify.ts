@@ -95,7 +95,19 @@ function sameValue(field: LoadField, served: unknown, copied: unknown): boolean 
   return served === copied;
 }
 
-const differingFields = (served: LoadRow, copied: LoadRow) => LOAD_FIELDS.filter((field) => !sameValue(field, served[field], copied[field]));
+const NO_FIELDS: LoadField[] = [];
+
+/** The fields in which the copy differs; for an equal row (nearly every row) nothing is allocated. */
+function differingFields(served: LoadRow, copied: LoadRow): LoadField[] {
+  let fields = NO_FIELDS;
+  for (let index = 0; index < LOAD_FIELDS.length; index += 1) {
+    const field = LOAD_FIELDS[index]!;
+    if (sameValue(field, served[field], copied[field])) continue;
+    if (fields === NO_FIELDS) fields = [];
+    fields.push(field);
+  }
+  return fields;
+}
 
 /** The first `size` items in order, kept as they come: memory bounded by `size`, not by how many come. */
 function firstOf<T>(size: number, key: (item: T) => string) {

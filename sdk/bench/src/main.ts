@@ -1,6 +1,7 @@
 // npm run bench -w @loadfeed/sdk — the SDK's numbers, each a ratio measured in this run against
 // its baseline. Sizes can be lowered for a quick look: BENCH_ROWS, BENCH_MEMORY_ROWS, BENCH_CPU_ROWS, BENCH_FIRST_COPY_ROWS;
-// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, verify, hostile, destinations, removals).
+// BENCH_PARTS runs some parts only (comma-separated: import, cpu, throughput, first-copy, memory, verify, hostile, destinations, removals);
+// BENCH_VERIFY_ROWS and BENCH_VERIFY_COPIES (sqlite, duckdb, postgresql) size and choose verify's copies.
 import { cpu } from './cpu.js';
 import { destinationCost } from './destinations.js';
 import { firstCopy } from './first-copy.js';
@@ -9,7 +10,7 @@ import { hostile } from './hostile.js';
 import { memory } from './memory.js';
 import { removalRequests } from './removals.js';
 import { throughput } from './throughput.js';
-import { verifyAgainstSync } from './verify.js';
+import { duckdbCopy, postgresCopy, sqliteCopy, verifyAgainstSync } from './verify.js';
 
 const PAGE_SIZE = 100;
 const LIMIT_PER_MINUTE = 10;
@@ -89,14 +90,23 @@ if (parts.has('memory')) {
 }
 
 if (parts.has('verify')) {
-  const small = await verifyAgainstSync(Math.round(verifyRows / 4));
-  const large = await verifyAgainstSync(verifyRows);
-  const bytesPerRow = ((large.retainedMb - small.retainedMb) * 1024 * 1024) / (large.rows - small.rows);
-  console.log(
-    `verify of a SQLite copy of ${large.rows} rows: ${fixed(large.verifyMs, 0)} ms vs its first sync ${fixed(large.syncMs, 0)} ms -> ratio ${fixed(large.verifyMs / large.syncMs)} ` +
-      `(target <= 2: ${verdict(large.verifyMs / large.syncMs <= 2)}); kept while reading: ${fixed(small.retainedMb, 1)} MB at ${small.rows} rows, ${fixed(large.retainedMb, 1)} MB at ${large.rows} ` +
-      `-> ${fixed(bytesPerRow, 0)} bytes a row (${fixed((bytesPerRow * 1_500_000) / 1024 / 1024, 0)} MB more at 1.5M; target <= 200 MB: ${verdict(large.retainedMb + (bytesPerRow * (1_500_000 - large.rows)) / 1024 / 1024 <= 200)}); complete: ${small.complete && large.complete}`,
-  );
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const only = new Set((process.env.BENCH_VERIFY_COPIES ?? 'sqlite,duckdb,postgresql').split(',').map((name) => name.trim().toLowerCase()));
+  const kinds = [sqliteCopy(), duckdbCopy(), ...(serverUrl === undefined ? [] : [await postgresCopy(serverUrl)])].filter((kind) => only.has(kind.name.toLowerCase()));
+  if (serverUrl === undefined) console.log('verify: no PostgreSQL copy measured (set BENCH_DATABASE_URL or TEST_DATABASE_URL to a server)');
+  for (const kind of kinds) {
+    const small = await verifyAgainstSync(kind, Math.round(verifyRows / 4));
+    const large = await verifyAgainstSync(kind, verifyRows);
+    const bytesPerRow = ((large.retainedMb - small.retainedMb) * 1024 * 1024) / (large.rows - small.rows);
+    const at1500k = large.retainedMb + (Math.max(0, bytesPerRow) * (1_500_000 - large.rows)) / 1024 / 1024;
+    console.log(
+      `verify of a ${kind.name} copy of ${large.rows} rows: ${fixed(large.verifyMs, 0)} ms vs its first sync ${fixed(large.syncMs, 0)} ms -> ratio ${fixed(large.verifyMs / large.syncMs)} ` +
+        `(target <= 2: ${verdict(large.verifyMs / large.syncMs <= 2)}; at ${small.rows} rows ${fixed(small.verifyMs / small.syncMs)}; ` +
+        `this process's CPU: ratio ${fixed(large.verifyCpuMs / large.syncCpuMs)}, at ${small.rows} rows ${fixed(small.verifyCpuMs / small.syncCpuMs)}); kept while reading: ${fixed(small.retainedMb, 1)} MB at ${small.rows} rows, ` +
+        `${fixed(large.retainedMb, 1)} MB at ${large.rows} -> ${fixed(bytesPerRow, 0)} bytes a row (${fixed(at1500k, 0)} MB at 1.5M; target <= 200 MB: ${verdict(at1500k <= 200)}); ` +
+        `complete: ${small.complete && large.complete}`,
+    );
+  }
 }
 
 if (parts.has('hostile')) {
