@@ -4,7 +4,7 @@
 // customer's. What pg_stat_activity says of the holder (role, application, state) shows where the server's
 // role may read it: its own sessions, or every session with pg_read_all_stats.
 import type pg from 'pg';
-import { customerIdOf } from './customers/customers.js';
+import { customerIdOf } from './customers.js';
 
 export interface FeedWriter {
   /** The holder's backend pid; null for a prepared transaction. */

@@ -59,7 +59,7 @@ export {
   OperatorError,
   /** @deprecated Run `loadfeed-server customers list --json`. */
   type Customer,
-} from './customers/customers.js';
+} from './customers.js';
 export {
   /** @deprecated Run `loadfeed-server keys create`; in tests, `TestServer.createKey` from `@loadfeed/server/testing`. */
   createKey,

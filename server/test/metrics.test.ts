@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
-import { addCustomer } from '../src/customers/customers.js';
+import { addCustomer } from '../src/customers.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 import { createKey } from '../src/admission/keys.js';

@@ -21,7 +21,7 @@ import { RATE_WINDOW_MS } from '@loadfeed/spec';
 import { admitRequest } from '../../dist/admission/admit-request.js';
 import { LAST_USED_RESOLUTION_MS } from '../../dist/admission/credentials.js';
 import { hashKey } from '../../dist/admission/key-format.js';
-import { addCustomer } from '../../dist/customers/customers.js';
+import { addCustomer } from '../../dist/customers.js';
 import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/admission/keys.js';
 import { row, targetLines } from './report.js';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { addCustomer } from '../../dist/customers/customers.js';
+import { addCustomer } from '../../dist/customers.js';
 import { createPool } from '../../dist/db/pool.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { generateLoads } from '../../dist/seed/loads.js';

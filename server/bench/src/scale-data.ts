@@ -5,7 +5,7 @@
 // event (delivery for a past pickup, tendering for a future one), so in-transit loads and last week's
 // pickups are the most recently stamped; and one load in six is stamped by last night's batch.
 import type pg from 'pg';
-import { addCustomer } from '../../dist/customers/customers.js';
+import { addCustomer } from '../../dist/customers.js';
 import { migrate } from '../../dist/db/migrate.js';
 
 export const SCALE_CUSTOMERS = [

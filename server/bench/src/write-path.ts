@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPool } from '../../dist/db/pool.js';
-import { addCustomer } from '../../dist/customers/customers.js';
+import { addCustomer } from '../../dist/customers.js';
 import { row, targetLines } from './report.js';
 import { dropScratchDatabases, scratchDatabase } from './scratch-database.js';
 

@@ -1,7 +1,7 @@
 // API keys as operators handle them: issue (the key is returned once and never again), revoke, list.
 import type pg from 'pg';
 import { generateKey, hashKey, keyHint } from './key-format.js';
-import { customerIdOf, OperatorError } from '../customers/customers.js';
+import { customerIdOf, OperatorError } from '../customers.js';
 
 export interface IssuedKey {
   id: string;

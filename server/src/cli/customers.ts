@@ -1,6 +1,6 @@
 // `loadfeed-server customers add|list`: the customers keys and loads belong to.
 import { formatTable, writeLine } from '@loadfeed/spec/cli';
-import { addCustomer, listCustomers } from '../customers/customers.js';
+import { addCustomer, listCustomers } from '../customers.js';
 import { COMMON_HELP, commandGroup, parseCommandLine, type Subcommand } from './command.js';
 import { databaseUrlOf, withPool } from './database.js';
 

@@ -2,7 +2,7 @@
 // and the lines that show a new user how to call the feed at once.
 import { DEFAULT_RATE_LIMIT, LIST_LOADS_PATH, feedWindowStart } from '@loadfeed/spec';
 import type pg from 'pg';
-import { addCustomer, listCustomers } from '../customers/customers.js';
+import { addCustomer, listCustomers } from '../customers.js';
 import { createKey } from '../admission/keys.js';
 import { seedCustomerLoads } from '../seed/seed.js';
 import { asOfDay } from './seed.js';

@@ -1,6 +1,6 @@
 // Turns whatever ended a command into the one line the operator sees, and its exit code.
 import { CliError, EXIT_CODES } from '@loadfeed/spec/cli';
-import { OperatorError } from '../customers/customers.js';
+import { OperatorError } from '../customers.js';
 import { EmbeddedPostgresError } from '../db/hosted-postgres.js';
 
 /** PostgreSQL error codes (SQLSTATE) an operator can act on, and what to tell them. */

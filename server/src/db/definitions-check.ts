@@ -7,7 +7,7 @@
 // release applied, so an instance of the previous release beside it is not refused.
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import { OperatorError } from '../customers/customers.js';
+import { OperatorError } from '../customers.js';
 import { describeDrifts, driftOf, recordedRendering, renderingsOf, type DefinitionDrift } from './definition-catalog.js';
 
 export class DefinitionsDriftError extends OperatorError {

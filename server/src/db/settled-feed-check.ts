@@ -5,7 +5,7 @@
 // default mode, which the replication apply worker skips), would serve an unsafe feed without knowing it.
 // It refuses to start instead, and /readyz says the same while it runs, in one line that names the fix.
 import pg from 'pg';
-import { OperatorError } from '../customers/customers.js';
+import { OperatorError } from '../customers.js';
 import { definitionDrift, describeRepeatableDrift } from './definitions-check.js';
 
 export class SettledFeedUnavailableError extends OperatorError {

@@ -20,7 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { feedWindowStart } from '@loadfeed/spec';
-import { customerIdOf, OperatorError } from '../customers/customers.js';
+import { customerIdOf, OperatorError } from '../customers.js';
 import { withTransaction } from '../db/pool.js';
 import {
   BATCH_REPEATED_SQL,

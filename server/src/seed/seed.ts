@@ -3,7 +3,7 @@
 // second run with the same seed and day leaves every row (and its updatedAt) as it was. The loads of a
 // customer that has no key yet are then given their history's stamps (history.ts).
 import type pg from 'pg';
-import { addCustomer, customerIdOf, listCustomers } from '../customers/customers.js';
+import { addCustomer, customerIdOf, listCustomers } from '../customers.js';
 import { importLoads, type ImportSummary, type NumberedRow } from '../loads/import.js';
 import { generateCustomers, type SeedCustomer } from './customers.js';
 import { backdateLoads, historyStampOf } from './history.js';

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from '../app.js';
 import { loadConfig, poolOptionsOf } from '../config/load.js';
-import { addCustomer } from '../customers/customers.js';
+import { addCustomer } from '../customers.js';
 import { createPool } from '../db/pool.js';
 import { migrate } from '../db/migrate.js';
 import { importLoads as importRows, type ImportSummary } from '../loads/import.js';

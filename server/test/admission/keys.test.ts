@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormedKey } from '../../src/admission/key-format.js';
-import { addCustomer, listCustomers, OperatorError } from '../../src/customers/customers.js';
+import { addCustomer, listCustomers, OperatorError } from '../../src/customers.js';
 import { createKey, listKeys, revokeKey } from '../../src/admission/keys.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';

@@ -1,7 +1,7 @@
 // A key's window is one row, written in place: 100,000 requests leave one row and a bounded array.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/admission/keys.js';

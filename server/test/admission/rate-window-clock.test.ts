@@ -3,7 +3,7 @@
 import { RATE_WINDOW_MS, RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/admission/keys.js';

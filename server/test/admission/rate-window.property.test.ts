@@ -6,7 +6,7 @@ import { RATE_WINDOW_MS } from '@loadfeed/spec';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/admission/keys.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitRequest } from '../../src/admission/admit-request.js';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/admission/keys.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgBouncer, type PgBouncer } from '../../topology/src/pgbouncer.js';
 import { createServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';

@@ -12,7 +12,7 @@ import { admitRequest } from '../../src/admission/admit-request.js';
 import { LAST_USED_RESOLUTION_MS } from '../../src/admission/credentials.js';
 import { hashKey } from '../../src/admission/key-format.js';
 import { loadConfig, poolOptionsOf } from '../../src/config/load.js';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/admission/keys.js';

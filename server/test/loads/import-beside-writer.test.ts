@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadInput } from '@loadfeed/spec';
-import { customerIdOf } from '../../src/customers/customers.js';
+import { customerIdOf } from '../../src/customers.js';
 import { importLoads } from '../../src/loads/import.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';

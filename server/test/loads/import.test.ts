@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_CHARACTERS, importLoadLines, importLoads, ImportRejectedError, type ImportLine, type NumberedRow } from '../../src/loads/import.js';
 import { IMPORT_LOCK_CLASS } from '../../src/loads/import-sql.js';
-import { OperatorError } from '../../src/customers/customers.js';
+import { OperatorError } from '../../src/customers.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
 

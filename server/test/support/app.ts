@@ -5,7 +5,7 @@ import type { Server, ServerInjectResponse } from '@hapi/hapi';
 import type pg from 'pg';
 import { createServer } from '../../src/app.js';
 import { loadConfig, poolOptionsOf, type Config } from '../../src/config/load.js';
-import { addCustomer } from '../../src/customers/customers.js';
+import { addCustomer } from '../../src/customers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { createKey } from '../../src/admission/keys.js';

@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { addCustomer } from '../../dist/customers/customers.js';
+import { addCustomer } from '../../dist/customers.js';
 import { createKey } from '../../dist/admission/keys.js';
 import { seedCustomerLoads } from '../../dist/seed/seed.js';
 import { startInstance } from './instance.js';

@@ -9,7 +9,7 @@
 // a key are made, so that the printed URL can be tried at once. `stop()` stops it all, last started
 // first, and removes every folder.
 import pg from 'pg';
-import { addCustomer } from '../../dist/customers/customers.js';
+import { addCustomer } from '../../dist/customers.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { createKey } from '../../dist/admission/keys.js';
 import { seedCustomerLoads } from '../../dist/seed/seed.js';
