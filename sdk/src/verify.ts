@@ -4,7 +4,8 @@
 // before the cursor must be in the copy and equal; a row at the cursor's own instant or after it is one the
 // next sync brings (a sync stopped between two pages of one instant has saved that instant), not a fault.
 // Rows in the copy that the feed no longer serves are told apart: aged out of the 12-month window (by the
-// copy's own pickup date) is normal, anything else is not. What it keeps of the feed is 8 bytes a served
+// copy's own pickup date) is normal, anything else is not. A served row the copy holds marked removed
+// differs in `removedAt`: readers of the copy's current loads do not see it. What it keeps of the feed is 8 bytes a served
 // row (served-rows.ts), whatever the copy keeps to read itself.
 import { DATE_TIME_LOAD_FIELDS, feedWindowStart, LOAD_FIELDS, type LoadField } from '@loadfeed/spec';
 import type { LoadfeedClient, LoadRow } from './client.js';
@@ -27,10 +28,10 @@ export interface VerifyOptions {
   sampleSize?: number;
 }
 
-/** A row of the copy that differs from the feed, and the fields that differ. */
+/** A row of the copy that differs from the feed, and the fields that differ (`removedAt`: the copy marks removed a load the feed serves). */
 export interface Difference {
   loadNumber: string;
-  fields: LoadField[];
+  fields: (LoadField | 'removedAt')[];
 }
 
 export interface VerifyReport {
@@ -42,7 +43,7 @@ export interface VerifyReport {
   equal: number;
   /** Served rows before the cursor's instant that are not in the copy. */
   missing: number;
-  /** Served rows before the cursor's instant whose copy differs in some field. */
+  /** Served rows before the cursor's instant whose copy differs in some field, or holds them marked removed (field `removedAt`). */
   differing: number;
   /** Served rows at the cursor's instant or after it that the copy lacks or holds in another version: the next sync brings them (not a fault). */
   newer: number;
@@ -95,15 +96,16 @@ function sameValue(field: LoadField, served: unknown, copied: unknown): boolean 
   return served === copied;
 }
 
-const NO_FIELDS: LoadField[] = [];
+const NO_FIELDS: Difference['fields'] = [];
+const MARKED_REMOVED: Difference['fields'] = ['removedAt'];
 
 /** The fields in which the copy differs; for an equal row (nearly every row) nothing is allocated. */
-function differingFields(served: LoadRow, copied: LoadRow): LoadField[] {
-  let fields = NO_FIELDS;
+function differingFields(served: LoadRow, copied: LoadRow, markedRemoved: boolean): Difference['fields'] {
+  let fields = markedRemoved ? MARKED_REMOVED : NO_FIELDS;
   for (let index = 0; index < LOAD_FIELDS.length; index += 1) {
     const field = LOAD_FIELDS[index]!;
     if (sameValue(field, served[field], copied[field])) continue;
-    if (fields === NO_FIELDS) fields = [];
+    if (fields === NO_FIELDS || fields === MARKED_REMOVED) fields = [...fields];
     fields.push(field);
   }
   return fields;
@@ -142,11 +144,13 @@ export async function verifyCopy(options: VerifyOptions): Promise<VerifyReport> 
 
   for await (const { rows, page } of walkByKeyOnly(client, { ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }), call })) {
     pages += 1;
-    const copied = rows.length === 0 ? new Map<string, LoadRow>() : new Map((await copy.readRows(rows.map((row) => row.loadNumber))).map((row) => [row.loadNumber, row]));
+    const loadNumbers = rows.map((row) => row.loadNumber);
+    const [copiedRows, marked] = rows.length === 0 ? [[], undefined] : await Promise.all([copy.readRows(loadNumbers), copy.removals?.removedAmong(loadNumbers)]);
+    const copied = new Map(copiedRows.map((row) => [row.loadNumber, row]));
     for (const row of rows) {
       const mine = copied.get(row.loadNumber);
       const at = Date.parse(row.updatedAt);
-      const fields = mine === undefined ? undefined : differingFields(row, mine);
+      const fields = mine === undefined ? undefined : differingFields(row, mine, marked?.has(row.loadNumber) === true);
       let outcome: Outcome;
       if (fields !== undefined && fields.length === 0) outcome = OUTCOME.equal;
       // At the cursor's instant or after it: the next sync's to bring, whatever the copy holds.

@@ -51,8 +51,8 @@ cursor. It counts the rows before the cursor's instant missing from the copy and
 (date-times compare as instants, decimals by value). Rows at the cursor's instant or after it are the
 next sync's, not faults. Rows in the copy the feed no longer serves are counted apart:
 aged out of the 12-month window (by the copy's pickup date) or marked removed by a sync is normal; any
-other is a fault. The copy is
-only read.
+other is a fault. A row the feed serves that the copy holds marked removed differs (in removedAt). The
+copy is only read.
 
 Copy (one of):
 ${COPY_HELP}

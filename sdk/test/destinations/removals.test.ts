@@ -1,6 +1,6 @@
 // Removals in each destination: a sync marks the loads the feed no longer serves (removedAt / removed_at,
 // or the NDJSON file's <out>.removed.ndjson), a load that comes back is unmarked, --delete-removed
-// deletes instead, verify counts marked loads as removed (not a fault), and a copy made before the
+// deletes instead, verify counts marked loads as removed (not a fault) unless the feed serves them, and a copy made before the
 // column existed gains it on its next run.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -68,6 +68,28 @@ describe.each(CASES)('removals in $name', ({ open: make }) => {
     setup.mock.upsert([loadInput(3, { scheduledPickupDate: pickup(3) })]);
     expect(await syncInto(open, setup)).toMatchObject({ removed: 0 });
     expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 2, served: 118 });
+  });
+
+  it('a load the feed serves that the copy holds marked removed is a fault: differing in removedAt', async () => {
+    const open = make();
+    const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
+    await syncInto(open, setup);
+    // A later write moves the copy's cursor past the marked loads' instant: they are owed, not the next sync's.
+    await setup.clock.advance(60_000);
+    setup.mock.upsert([loadInput(120, { scheduledPickupDate: pickup(120), miles: '1' })]);
+    await syncInto(open, setup);
+    const destination = await open(true);
+    try {
+      await destination.removals!.markRemoved(['L000005', 'L000040'], new Date(setup.clock.now()).toISOString(), { delete: false });
+    } finally {
+      await destination.close();
+    }
+    const report = await verify(open, setup);
+    expect(report).toMatchObject({ complete: false, served: 120, equal: 118, differing: 2, removed: 0, extra: 0, missing: 0 });
+    expect(report.samples.differing).toEqual([
+      { loadNumber: 'L000005', fields: ['removedAt'] },
+      { loadNumber: 'L000040', fields: ['removedAt'] },
+    ]);
   });
 
   it('deletes what left the feed with deleteRemoved', async () => {
