@@ -1,12 +1,9 @@
-// What one sync run shares between its walks: the requests (each page checked, the page size falling back
-// once where a deployment refuses the default), the hand-over of rows and cursor, the progress report and
-// the summary.
-import { DEFAULT_PAGE_SIZE, PAGE_SIZE_CEILING, RATE_WINDOW_MS } from '@loadfeed/spec';
-import type { ListLoadsParams, LoadRow, Page } from './client.js';
-import { BadRequestError } from './errors.js';
+// What one sync run shares between its walks: the requests (page-requester.ts), the hand-over of rows
+// and cursor, the progress report and the summary.
+import { RATE_WINDOW_MS } from '@loadfeed/spec';
+import type { LoadRow } from './client.js';
 import { memoryCursorStore } from './memory-cursor-store.js';
-import { checkedPage, describeRequest, orderFaultAcrossPages, PageContractError } from './page-contract.js';
-import { settledThroughOf } from './settled-through.js';
+import { createPageRequester } from './page-requester.js';
 import type { SyncOptions, SyncSummary } from './sync.js';
 
 // Every updatedAt has SPEC's one shape (the client checks it), so equal instants are equal strings and
@@ -36,23 +33,20 @@ export function sinkOf(options: SyncOptions): Sink {
 
 /** What one sync run shares between its strategies: the requests, the hand-over and the bookkeeping. */
 export function createRun(options: SyncOptions, sink: Sink) {
-  const { client, signal } = options;
+  const { client } = options;
   const clock = options.clock ?? client.clock;
-  // Unless the caller chose, ask for the contract's largest page: a deployment that serves fewer clamps
-  // and echoes its own maximum (SPEC §4), so asking costs nothing, and the fewest requests follow.
-  let pageSize = options.pageSize ?? PAGE_SIZE_CEILING;
-  let served: number | undefined;
-  let mayFallBack = options.pageSize === undefined && pageSize > DEFAULT_PAGE_SIZE;
+  const requester = createPageRequester(options);
   // The key walk reads the last row of each page again (it anchors the next request), so a page brings one row less.
-  const rowsPerRequest = () => (options.strategy === 'pages' || pageSize < 2 ? pageSize : pageSize - 1);
+  const rowsPerRequest = () => {
+    const pageSize = requester.pageSize();
+    return options.strategy === 'pages' || pageSize < 2 ? pageSize : pageSize - 1;
+  };
   const startStats = client.stats();
-  let pages = 0;
   let rows = 0;
   let ahead: number | undefined;
   let cursor: string | undefined;
-  // What removal detection's last catch-up served, and how far its responses said the feed was settled.
+  // What removal detection's last catch-up served (how far it was settled, the requester notes).
   let delivered: Set<string> | undefined;
-  let settled: number | undefined;
 
   function progress(): void {
     if (!options.onProgress) return;
@@ -65,7 +59,7 @@ export function createRun(options: SyncOptions, sink: Sink) {
       eta = quota.nextRequestAt + Math.ceil(beyondQuota / quota.limit) * RATE_WINDOW_MS;
     }
     options.onProgress({
-      pages,
+      pages: requester.pages(),
       rows,
       totalCount: rows + (ahead ?? 0),
       requests: stats.requests - startStats.requests,
@@ -75,58 +69,10 @@ export function createRun(options: SyncOptions, sink: Sink) {
     });
   }
 
-  // Every page is held to what SPEC implies of it (page-contract.ts) before any of it is handed over.
-  async function request(updatedSince: string | undefined, page: number, size: number): Promise<Page> {
-    const params: ListLoadsParams = { ...options.filters, page, pageSize: size };
-    if (updatedSince !== undefined) params.updatedSince = updatedSince;
-    const call = { ...(signal ? { signal } : {}), ...(options.onWait ? { onWait: options.onWait } : {}) };
-    return checkedPage(() => client.listLoads(params, call), { updatedSince, page });
-  }
-
-  // The page the run read last by `fetch`: the next one by number from the same anchor continues its order.
-  let previous: { updatedSince: string | undefined; number: number; page: Page } | undefined;
-  function checkOrderAfter(updatedSince: string | undefined, number: number, page: Page): void {
-    const before = previous;
-    previous = { updatedSince, number, page };
-    if (before === undefined || before.updatedSince !== updatedSince || before.page.pageSize !== page.pageSize) return;
-    if (settledThroughOf(before.page) === undefined || settledThroughOf(page) === undefined) return;
-    const fault = orderFaultAcrossPages(before.page, before.number, page, number);
-    if (fault) throw new PageContractError(describeRequest({ updatedSince, page: number }), [fault]);
-  }
-
   return {
     clock,
-    async fetch(updatedSince: string | undefined, page: number, size = pageSize): Promise<Page> {
-      let result: Page;
-      try {
-        result = await request(updatedSince, page, size);
-      } catch (error) {
-        // A deployment off the contract may refuse a large page instead of clamping it: fall back to
-        // SPEC's default once, and say so; a 400 for anything else comes back at the default size too.
-        if (!(mayFallBack && error instanceof BadRequestError)) throw error;
-        mayFallBack = false;
-        options.onPageSizeRefused?.({ requested: size, fallback: DEFAULT_PAGE_SIZE, error });
-        pageSize = DEFAULT_PAGE_SIZE;
-        result = await request(updatedSince, page, pageSize);
-      }
-      mayFallBack = false;
-      pages += 1;
-      checkOrderAfter(updatedSince, page, result);
-      settled = settledThroughOf(result) ?? settled;
-      // Ask for what the deployment serves from now on: the key walk's tied groups count pages of that size.
-      if (Number.isSafeInteger(result.pageSize) && result.pageSize >= 1 && result.pageSize <= size) {
-        served = result.pageSize;
-        pageSize = result.pageSize;
-      }
-      return result;
-    },
-    /** One request at a size of its own (a stretch's check), leaving the size the run asks for alone. */
-    async probe(updatedSince: string | undefined, page: number, size: number): Promise<Page> {
-      const result = await request(updatedSince, page, size);
-      pages += 1;
-      settled = settledThroughOf(result) ?? settled;
-      return result;
-    },
+    fetch: requester.fetch,
+    probe: requester.probe,
     /** Rows still ahead of the sweep after a page, for the progress report. */
     setAhead(count: number): void {
       ahead = Math.max(0, count);
@@ -146,20 +92,20 @@ export function createRun(options: SyncOptions, sink: Sink) {
     /** From now on, notes the loadNumbers handed over and how far the feed is settled. */
     track(): { delivered: ReadonlySet<string>; settledThrough(): number | undefined } {
       delivered = new Set();
-      settled = undefined;
+      requester.resetSettled();
       const seen = delivered;
-      return { delivered: seen, settledThrough: () => settled };
+      return { delivered: seen, settledThrough: requester.settledThrough };
     },
     summary(): SyncSummary {
       const stats = client.stats();
       return {
-        pages,
+        pages: requester.pages(),
         rows,
         requests: stats.requests - startStats.requests,
         quotaWaitMs: stats.quotaWaitMs - startStats.quotaWaitMs,
         retryWaitMs: stats.retryWaitMs - startStats.retryWaitMs,
         cursor,
-        pageSize: served,
+        pageSize: requester.served(),
         removed: 0,
         removalsPending: 0,
       };
