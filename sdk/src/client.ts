@@ -3,15 +3,15 @@
 // reads each body whole, up to a size cap, and follows redirects only within the origin), every error
 // status turned into one class of the error tree, and every page checked before it is handed out.
 import createFetchClient, { type Middleware } from 'openapi-fetch';
-import { LIST_LOADS_PATH, REQUEST_ID_HEADER, SETTLED_THROUGH_HEADER, type ListLoadsQuery, type Load, type LoadPage, type paths, type Violation } from '@loadfeed/spec';
+import { LIST_LOADS_PATH, REQUEST_ID_HEADER, type ListLoadsQuery, type Load, type LoadPage, type paths } from '@loadfeed/spec';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './body-limit.js';
 import { systemClock, type Clock } from './clock.js';
 import { baseUrlCheck } from './base-url-check.js';
+import { pageViolations, updatedAtBounds } from './envelope-check.js';
 import { AbortError, ContractError, errorFromResponse } from './errors.js';
 import { checkOptions, must, withDefaults, type Schema } from './options.js';
 import { createPacer, withPacing, type QuotaSnapshot } from './pacing.js';
 import { DEFAULT_RETRY_POLICY, RETRY_POLICY_SCHEMA, withRetries, type AttemptEvents, type RetryPolicy } from './retry.js';
-import { rowViolations, type UpdatedAtBounds } from './row-check.js';
 import { recordSettledThrough } from './settled-through.js';
 import { DEFAULT_TIMEOUT_MS, withTimeout } from './timeout.js';
 import { wholeResponses, type AttemptFetch, type CallLimits } from './transport.js';
@@ -192,45 +192,6 @@ export function createClient(options: ClientOptions): LoadfeedClient {
     serverNow: () => pacer.serverNow(),
     clock,
   };
-}
-
-/**
- * The envelope's fields (the page echoed as asked, which a sync's walk relies on) and every row's light
- * contract check (row-check.ts). The full schema check is @loadfeed/spec/validate's `checkLoadPage`, for
- * those who want it.
- */
-function pageViolations(body: unknown, requestedPage: number, bounds: UpdatedAtBounds): Violation[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [{ path: '/', message: 'must be a page envelope' }];
-  const page = body as Record<string, unknown>;
-  const violations: Violation[] = [];
-  if (!Array.isArray(page.data)) violations.push({ path: '/data', message: 'must be an array' });
-  if (typeof page.hasMore !== 'boolean') violations.push({ path: '/hasMore', message: 'must be a boolean' });
-  if (!Number.isSafeInteger(page.totalCount) || (page.totalCount as number) < 0) violations.push({ path: '/totalCount', message: 'must be a whole number >= 0' });
-  if (!Number.isSafeInteger(page.pageSize) || (page.pageSize as number) < 1) violations.push({ path: '/pageSize', message: 'must be a whole number >= 1' });
-  if (page.page !== requestedPage) violations.push({ path: '/page', message: `must echo the page asked for (${requestedPage}), got ${JSON.stringify(page.page)}` });
-  if (Array.isArray(page.data)) violations.push(...rowViolations(page.data, bounds));
-  return violations;
-}
-
-/** One day: the margin on the server's `Date` when a deployment does not say how far its feed is settled. */
-const CLOCK_MARGIN_MS = 86_400_000;
-
-/**
- * What a row's `updatedAt` may be: not before the request's `updatedSince`, and not after how far the
- * response says the feed is settled, nor a day past the server's `Date` (or ours, where a browser hides
- * `Date`): a margin for clocks, not a policing of them. The point is to refuse a cursor from the far future.
- */
-function updatedAtBounds(params: ListLoadsParams, headers: Headers, serverNow: number): UpdatedAtBounds & { settledThrough?: number } {
-  const since = params.updatedSince === undefined ? Number.NaN : Date.parse(params.updatedSince);
-  const date = Date.parse(headers.get('date') ?? '');
-  const dayAfter = (Number.isNaN(date) ? serverNow : date) + CLOCK_MARGIN_MS;
-  const settled = Date.parse(headers.get(SETTLED_THROUGH_HEADER) ?? '');
-  const bounds: UpdatedAtBounds & { settledThrough?: number } =
-    !Number.isNaN(settled) && settled <= dayAfter
-      ? { notBefore: undefined, notAfter: settled, notAfterReason: `the response's X-Feed-Settled-Through (${new Date(settled).toISOString()})`, settledThrough: settled }
-      : { notBefore: undefined, notAfter: dayAfter, notAfterReason: `a day after ${Number.isNaN(date) ? 'the time now' : "the response's Date"} (${new Date(dayAfter).toISOString()})` };
-  if (!Number.isNaN(since)) bounds.notBefore = since;
-  return bounds;
 }
 
 /** Counts each attempt that goes out and tells the logger about it and its status. */
