@@ -75,7 +75,8 @@ describe("the kit's sender", () => {
     const log = ExchangeLog.start(join(folder, 'exchanges.json'));
     log.setPlan({ requests: 51 });
     const now = Date.now();
-    // 21 exchanges so far; the last left the window empty for 48 s (and the reset margin).
+    // 22 exchanges so far; the last left the window empty until a Reset 47-48 s away (whole seconds, rounded
+    // down from now so that the wait, with the 250 ms margin, is 47.25-48.25 s whatever the clock's fraction).
     for (let id = 1; id <= 22; id += 1) {
       log.record({
         credential: 'primary',
@@ -86,7 +87,7 @@ describe("the kit's sender", () => {
         sentAt: now,
         receivedAt: now,
         status: 200,
-        headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': id === 22 ? '0' : '5', 'x-ratelimit-reset': String(Math.ceil(now / 1000) + 48) },
+        headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': id === 22 ? '0' : '5', 'x-ratelimit-reset': String(Math.floor(now / 1000) + 48) },
         body: null,
         bodyExcerpt: '',
         violations: [],
