@@ -1,6 +1,7 @@
 // The feed_query value is positional text (src/loads/feed-query.ts): its attribute list must be the type's,
 // in the type's order, and every filter the contract declares must land in its own attribute. Checked on
-// a migrated database, so that a filter added to one side only, or an attribute out of place, fails here.
+// a migrated database, so that a filter added to one side only, an attribute out of place or a filter
+// feed_loads does not read, fails here.
 import { LIST_LOADS_FILTERS, type FilterDeclaration, type LoadFilters } from '@loadfeed/spec';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,15 @@ describe('feed_query, the page statements\' one parameter', () => {
   it('has an attribute for every filter the contract declares, and no other but the scope\'s', () => {
     const filterAttributes = LIST_LOADS_FILTERS.map((filter) => attributeOf(filter.key));
     expect([...FEED_QUERY_ATTRIBUTES].sort()).toEqual([...SCOPE_ATTRIBUTES, ...filterAttributes].sort());
+  });
+
+  it('is read by feed_loads: every filter\'s attribute beside its column', async () => {
+    const { rows } = await pool.query<{ body: string }>("SELECT pg_get_functiondef('feed_loads(feed_query)'::regprocedure) AS body");
+    const lines = rows[0]!.body.split('\n');
+    for (const filter of LIST_LOADS_FILTERS) {
+      const [attribute, column] = [new RegExp(`\\bq\\.${attributeOf(filter.key)}\\b`), new RegExp(`\\bl\\.${filter.column}\\b`)];
+      expect(lines.some((line) => attribute.test(line) && column.test(line)), `${filter.name}: q.${attributeOf(filter.key)} and l.${filter.column} on one line`).toBe(true);
+    }
   });
 
   it('carries each filter\'s value in its own attribute, and an absent filter as NULL', async () => {
