@@ -1,6 +1,6 @@
 // Requirement coverage: SPEC.md's rules (§1–§8) and the checks that verify each, so that a reader of the
 // summary sees what the run verified and what it did not. Policy as data: a rule names its checks by title.
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, RATE_WINDOW_SECONDS } from '@loadfeed/spec';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, filtersOfKind, RATE_WINDOW_SECONDS } from '@loadfeed/spec';
 import type { CheckEnd } from './completeness.js';
 
 export interface Rule {
@@ -11,6 +11,12 @@ export interface Rule {
   /** Why no check covers it. */
   unobservable?: string;
 }
+
+/** The exact filters (LIST_LOADS_FILTERS) as a sentence's list: "a", "a and b", "a, b and c". */
+const EXACT_FILTER_NAMES = filtersOfKind('exact')
+  .map(({ name }) => name)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' and $1');
 
 export const RULES: readonly Rule[] = [
   { section: '§1', rule: 'one read-only operation: a write is refused', checks: /read-only/ },
@@ -34,7 +40,7 @@ export const RULES: readonly Rule[] = [
   { section: '§4', rule: 'updatedSince: >= (inclusive), a date or a date-time, 400 when unparseable', checks: /updatedSince|a delta returns only/ },
   { section: '§4', rule: 'status: from the closed list, repeatable, OR-combined', checks: /a status filter returns|OR-combined|status outside the closed list/ },
   { section: '§4', rule: 'pickupFrom/To and deliveryFrom/To bound pickup and delivery dates', checks: /pickupFrom and pickupTo|deliveryFrom and deliveryTo|pickup range split/ },
-  { section: '§4', rule: 'poNumber and billingRefNumber match exactly', checks: /matches exactly|strict prefix/ },
+  { section: '§4', rule: `${EXACT_FILTER_NAMES} match exactly`, checks: /matches exactly|strict prefix/ },
   { section: '§4', rule: 'filters combine with AND', checks: /combine with AND/ },
   { section: '§5', rule: 'a missing, malformed, unknown or revoked key gets 401, indistinguishably', checks: /gets 401|every 401 is the same/ },
   { section: '§5', rule: 'a valid Bearer key gets its loads', checks: /a valid key gets 200/ },

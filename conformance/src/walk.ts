@@ -2,8 +2,8 @@
 // whole scope in order (the reference). The scope is chosen from what the sample and the tail show, so that
 // the walk always reaches its last page within the budget: the whole feed when it is small, else the newest
 // rows (an updatedSince slice), else, when a bulk load stamped them all with one instant, a narrow filter
-// (one pickup date, one PO, one billing reference) whose size one request tells.
-import type { Load } from '@loadfeed/spec';
+// (one day of a date range, one value of an exact filter: LIST_LOADS_FILTERS) whose size one request tells.
+import { filtersOfKind, type Load, type LoadField } from '@loadfeed/spec';
 import type { Query, Sender } from './client.js';
 import { isPage, TEST_PAGE_SIZE_MAX, type Sample, type Tail } from './dataset.js';
 import type { Exchange } from './evidence.js';
@@ -59,20 +59,30 @@ function newestSlice(sample: Sample, tail: Tail): Scope | undefined {
   };
 }
 
-/** Narrow filters to probe, the value most often seen first (so the scope surely holds a few rows). */
+/** Each date field's range, its lower and upper bound's parameters, in the order the contract declares them. */
+const RANGES = filtersOfKind('lower bound').flatMap(({ field, name: from }) => {
+  const upper = filtersOfKind('upper bound').find((bound) => bound.field === field);
+  return upper ? [{ field, from, to: upper.name }] : [];
+});
+const EXACT_FILTERS = filtersOfKind('exact');
+
+/**
+ * Narrow filters to probe, the value most often seen first (so the scope surely holds a few rows): the
+ * first range at one value, that narrowed by the first exact filter too, the other ranges, each exact filter.
+ */
 function narrowQueries(rows: readonly Load[]): Query[] {
-  const frequent = <T extends string>(pick: (row: Load) => T | null) => byFrequency(rows, pick)[0];
-  const pickup = frequent((row) => row.scheduledPickupDate);
-  const delivery = frequent((row) => row.scheduledDeliveryDate);
-  const po = frequent((row) => row.poNumber);
-  const billing = frequent((row) => row.billingRefNumber);
-  const queries: Query[] = [];
-  if (pickup) queries.push({ pickupFrom: pickup, pickupTo: pickup });
-  if (pickup && po) queries.push({ pickupFrom: pickup, pickupTo: pickup, poNumber: po });
-  if (delivery) queries.push({ deliveryFrom: delivery, deliveryTo: delivery });
-  if (po) queries.push({ poNumber: po });
-  if (billing) queries.push({ billingRefNumber: billing });
-  return queries;
+  const frequent = (field: LoadField) => byFrequency(rows, (row) => row[field] as string | null)[0];
+  const ranges: (Query | undefined)[] = RANGES.map(({ field, from, to }) => {
+    const value = frequent(field);
+    return value === undefined ? undefined : { [from]: value, [to]: value };
+  });
+  const exact: (Query | undefined)[] = EXACT_FILTERS.map(({ field, name }) => {
+    const value = frequent(field);
+    return value === undefined ? undefined : { [name]: value };
+  });
+  const [firstRange, ...otherRanges] = ranges;
+  const combined: Query | undefined = firstRange && exact[0] ? { ...firstRange, ...exact[0] } : undefined;
+  return [firstRange, combined, ...otherRanges, ...exact].filter((query): query is Query => query !== undefined);
 }
 
 export async function chooseScope(sender: Sender, sample: Sample, tail: Tail): Promise<Scope | NoScope> {

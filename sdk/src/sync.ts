@@ -4,6 +4,7 @@
 // feed that says it is settled it reads on by page number between checks that nothing moved (stretch.ts).
 // This file holds the options and picks the walk (walk-by-key.ts, walk-by-page.ts); sync-run.ts holds
 // what a run shares between them.
+import { LIST_LOADS_FILTERS } from '@loadfeed/spec';
 import type { ListLoadsParams, LoadfeedClient, LoadRow } from './client.js';
 import type { Clock } from './clock.js';
 import type { Destination } from './destination.js';
@@ -121,16 +122,13 @@ const SYNC_OPTIONS: Schema = {
   deleteRemoved: must.boolean,
 };
 
-/** Paging and updatedSince belong to the sync: a filter cannot set them. */
-const FILTER_OPTIONS: Schema = {
-  status: must.array,
-  pickupFrom: must.string,
-  pickupTo: must.string,
-  deliveryFrom: must.string,
-  deliveryTo: must.string,
-  poNumber: must.string,
-  billingRefNumber: must.string,
-} satisfies Record<keyof SyncFilters, unknown>;
+/** The filter a sync sets itself (its cursor); paging too. */
+const SYNC_OWN_FILTER: Exclude<keyof ListLoadsParams, keyof SyncFilters | 'page' | 'pageSize'> = 'updatedSince';
+
+/** Every other filter the contract declares (LIST_LOADS_FILTERS), as the option `filters` may give it. */
+const FILTER_OPTIONS: Schema = Object.fromEntries(
+  LIST_LOADS_FILTERS.filter(({ name }) => name !== SYNC_OWN_FILTER).map(({ name, kind }) => [name, kind === 'set' ? must.array : must.string]),
+);
 
 const DEFAULT_OVERLAP_MS = 5 * 60_000;
 

@@ -3,6 +3,10 @@
 // (joi) `@loadfeed/spec/query`: only what serves, checks or mocks the API loads them.
 export * from './contract.js';
 export { feedWindowStart } from './feed-window.js';
+/** listLoads's filters declared once, and the matching that follows from their kinds. */
+export { LIST_LOADS_FILTERS, filtersOfKind } from './filters.js';
+export type { FilterDeclaration, FilterKey, FilterKind, FilterName, LoadFilters } from './filters.js';
+export { loadMatcher } from './filter-match.js';
 /** The dates and date-times the API accepts, read exactly (also in `/query`, beside the query reader). */
 export { parseInstant, lowerBoundMs, upperBoundMs } from './dates.js';
 export type { Instant } from './dates.js';

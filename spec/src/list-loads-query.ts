@@ -1,28 +1,13 @@
-// listLoads's query parameters: which exist, how each is written, and what each means, checked with
-// joi against the names and statuses the contract declares. Every problem yields one message in
+// listLoads's query parameters: which exist, how each is written and what each means, checked with joi
+// against the names the contract declares; a filter is read by its kind (filters.ts). Every problem yields one message in
 // `details`, naming the parameter. A query written the plain way (readPlainly) is read to the same
 // filters without joi. The one reading of the query: the reference server answers with it,
 // and the SDK's mock (@loadfeed/sdk/mock) too, so the two cannot disagree on what is a 400.
 import Joi from 'joi';
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, LIST_LOADS_PARAMETERS, LOAD_STATUSES, type ListLoadsQuery, type LoadStatus } from './contract.js';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, LIST_LOADS_PARAMETERS, type ListLoadsQuery } from './contract.js';
 import { lowerBoundMs, parseInstant, toSqlTimestamp, upperBoundMs } from './dates.js';
+import { filtersOfKind, LIST_LOADS_FILTERS, type FilterDeclaration, type FilterKind, type FilterName, type LoadFilters } from './filters.js';
 
-/** A listLoads request, validated: bounds are inclusive instants (ISO strings), absent filters undefined. */
-export interface LoadFilters {
-  page: number;
-  /** After clamping to the server's maximum. */
-  pageSize: number;
-  updatedSince?: string;
-  statuses?: LoadStatus[];
-  pickupFrom?: string;
-  pickupTo?: string;
-  deliveryFrom?: string;
-  deliveryTo?: string;
-  poNumber?: string;
-  billingRefNumber?: string;
-}
-
-const REPEATABLE: ReadonlySet<string> = new Set<keyof ListLoadsQuery>(['status']);
 /** Long values are cut in messages: the point is to recognise the value, not to echo a payload. */
 const QUOTED_LENGTH = 40;
 
@@ -30,20 +15,6 @@ const PAGE_NUMBER = `a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`;
 const PAGE_SIZE = 'a whole number of at least 1 (larger than the maximum is fine: it clamps)';
 const LOWER_BOUND = 'a date (YYYY-MM-DD, meaning 00:00Z that day) or an RFC 3339 date-time with Z or an offset';
 const UPPER_BOUND = 'a date (YYYY-MM-DD, covering that whole day) or an RFC 3339 date-time with Z or an offset';
-
-/** What each parameter must be: the one source of every 400 message. */
-const EXPECTED = {
-  page: PAGE_NUMBER,
-  pageSize: PAGE_SIZE,
-  updatedSince: LOWER_BOUND,
-  status: `one of ${LOAD_STATUSES.join(', ')}`,
-  pickupFrom: LOWER_BOUND,
-  pickupTo: UPPER_BOUND,
-  deliveryFrom: LOWER_BOUND,
-  deliveryTo: UPPER_BOUND,
-  poNumber: 'a string without NUL characters',
-  billingRefNumber: 'a string without NUL characters',
-} satisfies Record<keyof ListLoadsQuery, string>;
 
 /** The instant a date bound stands for (a lower bound's first, an upper bound's last), as SQL reads it; undefined when the text is no date bound. */
 function boundOf(text: string, side: 'lower' | 'upper'): string | undefined {
@@ -62,24 +33,67 @@ const clampedSize = positiveInteger.unsafe();
 // No stored value holds NUL (PostgreSQL's text cannot), and the database would refuse it as a parameter.
 const exactText = Joi.string().pattern(/\u0000/, { invert: true });
 
-const parameters = {
+/** A plain text value: not empty, no NUL. */
+function isPlainText(value: string | string[]): value is string {
+  return typeof value === 'string' && value !== '' && !value.includes('\u0000');
+}
+
+/** How a filter of each kind is read: what it must be (the one source of its 400 message), its schema, and its plain reading (undefined: not plain). */
+interface KindReading {
+  expected(filter: FilterDeclaration): string;
+  schema(filter: FilterDeclaration): Joi.Schema;
+  plainly(value: string | string[], filter: FilterDeclaration): unknown;
+}
+
+const lowerBound: KindReading = {
+  expected: () => LOWER_BOUND,
+  schema: () => bound('lower'),
+  plainly: (value) => (typeof value === 'string' ? boundOf(value, 'lower') : undefined),
+};
+
+const READING: Record<FilterKind, KindReading> = {
+  since: lowerBound,
+  'lower bound': lowerBound,
+  'upper bound': {
+    expected: () => UPPER_BOUND,
+    schema: () => bound('upper'),
+    plainly: (value) => (typeof value === 'string' ? boundOf(value, 'upper') : undefined),
+  },
+  set: {
+    expected: ({ values = [] }) => `one of ${values.join(', ')}`,
+    schema: ({ values = [] }) => Joi.array().single().items(Joi.string().valid(...values)),
+    plainly: (value, { values = [] }) => {
+      const given = [value].flat();
+      return given.length > 0 && given.every((one) => values.includes(one)) ? given : undefined;
+    },
+  },
+  exact: {
+    expected: () => 'a string without NUL characters',
+    schema: () => exactText,
+    plainly: (value) => (isPlainText(value) ? value : undefined),
+  },
+};
+
+const FILTERS: ReadonlyMap<string, FilterDeclaration> = new Map(LIST_LOADS_FILTERS.map((filter) => [filter.name, filter]));
+const REPEATABLE: ReadonlySet<string> = new Set(filtersOfKind('set').map(({ name }) => name));
+
+/** What each parameter must be: the one source of every 400 message. */
+const EXPECTED: Record<string, string> = {
+  page: PAGE_NUMBER,
+  pageSize: PAGE_SIZE,
+  ...Object.fromEntries(LIST_LOADS_FILTERS.map((filter) => [filter.name, READING[filter.kind].expected(filter)])),
+} satisfies Record<'page' | 'pageSize', string>;
+
+const parameters: Record<string, Joi.Schema> = {
   page: positiveInteger.default(DEFAULT_PAGE),
   pageSize: clampedSize.default(DEFAULT_PAGE_SIZE),
-  updatedSince: bound('lower'),
-  status: Joi.array().single().items(Joi.string().valid(...LOAD_STATUSES)),
-  pickupFrom: bound('lower'),
-  pickupTo: bound('upper'),
-  deliveryFrom: bound('lower'),
-  deliveryTo: bound('upper'),
-  poNumber: exactText,
-  billingRefNumber: exactText,
-} satisfies Record<keyof ListLoadsQuery, Joi.Schema>;
+  ...Object.fromEntries(LIST_LOADS_FILTERS.map((filter) => [filter.name, READING[filter.kind].schema(filter)])),
+};
 
 const schema = Joi.object(parameters).prefs({ abortEarly: false, convert: true });
 
-interface ParsedQuery extends Omit<LoadFilters, 'statuses'> {
-  status?: LoadStatus[];
-}
+/** A query as read, by parameter name (a set still under its parameter's name). */
+type ParsedQuery = { page: number; pageSize: number } & Partial<Record<FilterName, unknown>>;
 
 function quote(value: unknown): string {
   const text = String(value);
@@ -88,7 +102,7 @@ function quote(value: unknown): string {
 
 /** A date-time whose offset lost its `+`: an unencoded `+` in a query string is read as a space. */
 const PLUS_READ_AS_SPACE = /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)? \d{2}:\d{2}$/;
-const DATE_PARAMETERS: ReadonlySet<string> = new Set<keyof ListLoadsQuery>(['updatedSince', 'pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo']);
+const DATE_PARAMETERS: ReadonlySet<string> = new Set(filtersOfKind('since', 'lower bound', 'upper bound').map(({ name }) => name));
 
 /** A hint after a message, for the one mistake a message alone does not explain. */
 function hintFor(name: keyof ListLoadsQuery, sent: unknown): string {
@@ -101,14 +115,8 @@ function isParameter(name: string): name is keyof ListLoadsQuery {
   return (LIST_LOADS_PARAMETERS as readonly string[]).includes(name);
 }
 
-const STATUSES: ReadonlySet<string> = new Set(LOAD_STATUSES);
 /** A page number or size written plainly: digits without a sign, a leading zero, a point or an exponent, few enough to be a safe integer. */
 const PLAIN_WHOLE = /^[1-9][0-9]{0,14}$/;
-
-/** A plain text value: not empty, no NUL. */
-function isPlainText(value: string | string[]): value is string {
-  return typeof value === 'string' && value !== '' && !value.includes('\u0000');
-}
 
 /**
  * A query whose every parameter is written the plain way, read without joi: what the schema makes of
@@ -121,31 +129,12 @@ function readPlainly(query: RawQuery): ParsedQuery | undefined {
   const read: Record<string, unknown> = {};
   for (const name of Object.keys(query)) {
     const value = query[name]!;
-    let plain: unknown;
-    switch (name) {
-      case 'page':
-      case 'pageSize':
-        plain = typeof value === 'string' && PLAIN_WHOLE.test(value) ? Number(value) : undefined;
-        break;
-      case 'updatedSince':
-      case 'pickupFrom':
-      case 'deliveryFrom':
-        plain = typeof value === 'string' ? boundOf(value, 'lower') : undefined;
-        break;
-      case 'pickupTo':
-      case 'deliveryTo':
-        plain = typeof value === 'string' ? boundOf(value, 'upper') : undefined;
-        break;
-      case 'status': {
-        const statuses = [value].flat();
-        plain = statuses.length > 0 && statuses.every((status) => STATUSES.has(status)) ? statuses : undefined;
-        break;
-      }
-      case 'poNumber':
-      case 'billingRefNumber':
-        plain = isPlainText(value) ? value : undefined;
-        break;
-    }
+    const filter = FILTERS.get(name);
+    const plain = filter
+      ? READING[filter.kind].plainly(value, filter)
+      : (name === 'page' || name === 'pageSize') && typeof value === 'string' && PLAIN_WHOLE.test(value)
+        ? Number(value)
+        : undefined;
     if (plain === undefined) return undefined;
     read[name] = plain;
   }
@@ -184,7 +173,7 @@ function readBySchema(query: RawQuery, maxPageSize: number): { filters: LoadFilt
     if (!isParameter(name)) {
       details.add(`${quote(name)} is not a parameter of this operation; the parameters are ${LIST_LOADS_PARAMETERS.join(', ')}`);
     } else if (Array.isArray(value) && !REPEATABLE.has(name)) {
-      details.add(`${name} is given ${value.length} times; only status may repeat`);
+      details.add(`${name} is given ${value.length} times; only ${[...REPEATABLE].join(', ')} may repeat`);
     } else if ([value].flat().includes('')) {
       details.add(`${name} must not be empty`);
     } else {
@@ -202,11 +191,15 @@ function readBySchema(query: RawQuery, maxPageSize: number): { filters: LoadFilt
   return { filters: filtersOf(value as ParsedQuery, maxPageSize) };
 }
 
-/** The filters of a read query: pageSize clamped, statuses once each and last. */
-function filtersOf({ status: statuses, ...rest }: ParsedQuery, maxPageSize: number): LoadFilters {
-  return {
-    ...rest,
-    pageSize: Math.min(rest.pageSize, maxPageSize),
-    ...(statuses ? { statuses: [...new Set(statuses)] } : {}),
-  };
+/** The filters of a read query, under their keys: pageSize clamped, a set's values once each and last. */
+function filtersOf(parsed: ParsedQuery, maxPageSize: number): LoadFilters {
+  const filters: Record<string, unknown> = {};
+  const sets: [string, unknown][] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    const filter = FILTERS.get(name);
+    if (filter?.kind === 'set') sets.push([filter.key, [...new Set(value as string[])]]);
+    else filters[filter?.key ?? name] = value;
+  }
+  filters.pageSize = Math.min(parsed.pageSize, maxPageSize);
+  return Object.assign(filters, Object.fromEntries(sets)) as LoadFilters;
 }

@@ -3,11 +3,11 @@
 // 400/401/429 with SPEC's bodies — so that sync code can be tested offline, and the dataset can change
 // between two requests to reproduce page skew.
 import { http, type HttpHandler } from 'msw';
-import { API_KEY_PREFIX, DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, feedWindowStart, LIST_LOADS_PATH, OPENAPI_PATH, RESPONSE_HEADERS, type Load, type LoadInput, type LoadPage } from '@loadfeed/spec';
+import { API_KEY_PREFIX, DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, feedWindowStart, LIST_LOADS_PATH, loadMatcher, OPENAPI_PATH, RESPONSE_HEADERS, type Load, type LoadFilters, type LoadInput, type LoadPage } from '@loadfeed/spec';
 import { openApiDocument } from '@loadfeed/spec/document';
 import { systemClock, type Clock } from '../clock.js';
 import { createDataset, type Dataset, type StoredLoad, type WriteSummary } from './dataset.js';
-import { parseQuery, type ParsedQuery } from './query.js';
+import { rawQueryOf, readListLoadsQuery } from '@loadfeed/spec/query';
 import { createRateWindow } from './rate-window.js';
 
 export { createSimulatedClock } from './simulated-clock.js';
@@ -70,28 +70,6 @@ function firstAtOrAfter(rows: readonly StoredLoad[], instant: number): number {
   return low;
 }
 
-function matchesFilters(load: Load, query: ParsedQuery): boolean {
-  if (query.statuses && !query.statuses.has(load.status)) return false;
-  if (query.poNumber !== undefined && load.poNumber !== query.poNumber) return false;
-  if (query.billingRefNumber !== undefined && load.billingRefNumber !== query.billingRefNumber) return false;
-  const pickup = load.scheduledPickupDate === null ? Number.NaN : Date.parse(load.scheduledPickupDate);
-  if (query.pickupFrom !== undefined && !(pickup >= query.pickupFrom)) return false;
-  if (query.pickupBefore !== undefined && !(pickup < query.pickupBefore)) return false;
-  const delivery = load.scheduledDeliveryDate === null ? Number.NaN : Date.parse(load.scheduledDeliveryDate);
-  if (query.deliveryFrom !== undefined && !(delivery >= query.deliveryFrom)) return false;
-  if (query.deliveryBefore !== undefined && !(delivery < query.deliveryBefore)) return false;
-  return true;
-}
-
-const hasFilters = (query: ParsedQuery) =>
-  query.statuses !== undefined ||
-  query.poNumber !== undefined ||
-  query.billingRefNumber !== undefined ||
-  query.pickupFrom !== undefined ||
-  query.pickupBefore !== undefined ||
-  query.deliveryFrom !== undefined ||
-  query.deliveryBefore !== undefined;
-
 export function createMockApi(options: MockApiOptions = {}): MockApi {
   const baseUrl = (options.baseUrl ?? MOCK_BASE_URL).replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
@@ -120,13 +98,15 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
     return visible.rows;
   }
 
-  function page(query: ParsedQuery): LoadPage {
+  function page(query: LoadFilters): LoadPage {
     const rows = visibleRows();
-    const from = query.updatedSince === undefined ? 0 : firstAtOrAfter(rows, query.updatedSince);
+    // The rows are in updatedAt order: updatedSince is where they start; the other filters test each row.
+    const from = query.updatedSince === undefined ? 0 : firstAtOrAfter(rows, Date.parse(query.updatedSince));
+    const matches = loadMatcher(query, ['updatedSince']);
     const offsetRows = (query.page - 1) * query.pageSize;
     let data: Load[];
     let totalCount: number;
-    if (!hasFilters(query)) {
+    if (!matches) {
       totalCount = rows.length - from;
       data = rows.slice(from + offsetRows, from + offsetRows + query.pageSize).map((row) => row.load);
     } else {
@@ -134,7 +114,7 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
       totalCount = 0;
       for (let index = from; index < rows.length; index += 1) {
         const load = rows[index]!.load;
-        if (!matchesFilters(load, query)) continue;
+        if (!matches(load)) continue;
         if (totalCount >= offsetRows && data.length < query.pageSize) data.push(load);
         totalCount += 1;
       }
@@ -169,13 +149,13 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
       stats.rateLimited += 1;
       return respond(429, { error: 'Rate limit exceeded; retry after the number of seconds in Retry-After' }, decision.headers);
     }
-    const parsed = parseQuery(new URL(request.url).searchParams, { maxPageSize });
+    const parsed = readListLoadsQuery(rawQueryOf(new URL(request.url).searchParams), maxPageSize);
     if ('details' in parsed) return respond(400, { error: 'Invalid query parameters', details: parsed.details }, decision.headers);
     // The mock's writes are visible the moment they happen and each is stamped after the latest and at or
     // after the clock, so everything up to the later of the latest stamp and a millisecond ago is settled.
     const settledThrough = new Date(Math.max(dataset.latestStamp, serverNow() - 1)).toISOString();
     const settled: Record<string, string> = options.settledThroughHeader === false ? {} : { [RESPONSE_HEADERS.feedSettledThrough]: settledThrough };
-    return respond(200, page(parsed.query), { ...decision.headers, ...settled });
+    return respond(200, page(parsed.filters), { ...decision.headers, ...settled });
   }
 
   // One answer per path, reached both through msw (handlers) and directly (fetch), so that a test that

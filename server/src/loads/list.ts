@@ -16,6 +16,7 @@
 // with the query's own statement behind it for a window the feed index does not cover.
 import type pg from 'pg';
 import { CountCache, type KeptCount } from './count-cache.js';
+import { feedQueryValue } from './feed-query.js';
 import type { LoadFilters } from './list-query.js';
 import { COUNT_SQL, PAGE_STATEMENTS, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL, type FeedAccess } from './list-statements.js';
 
@@ -65,36 +66,11 @@ export interface PageStatement {
 }
 
 /**
- * The feed's parameters: $1, the feed's query as a feed_query value (sql/types/feed_query.sql) in
- * PostgreSQL's text form of a row; COUNT_SQL takes it alone.
+ * The feed's parameters: $1, the feed's query as a feed_query value (feed-query.ts) in PostgreSQL's text
+ * form of a row; COUNT_SQL takes it alone.
  */
-export function feedParameters({ customerId, windowStart, settledThrough }: FeedScope, filters: LoadFilters): unknown[] {
-  const statuses = filters.statuses ? `{${filters.statuses.map(quotedField).join(',')}}` : null;
-  return [
-    rowLiteral([
-      customerId,
-      windowStart.toISOString(),
-      filters.updatedSince ?? null,
-      statuses,
-      filters.pickupFrom ?? null,
-      filters.pickupTo ?? null,
-      filters.deliveryFrom ?? null,
-      filters.deliveryTo ?? null,
-      filters.poNumber ?? null,
-      filters.billingRefNumber ?? null,
-      settledThrough,
-    ]),
-  ];
-}
-
-/** A field of a row or array literal, double-quoted with its quotes and backslashes escaped. */
-function quotedField(value: string): string {
-  return `"${value.replace(/["\\]/g, (character) => `\\${character}`)}"`;
-}
-
-/** A row value in PostgreSQL's text form: (a,b,...), nothing between commas for NULL. */
-function rowLiteral(fields: (string | null)[]): string {
-  return `(${fields.map((field) => (field === null ? '' : quotedField(field))).join(',')})`;
+export function feedParameters(scope: FeedScope, filters: LoadFilters): unknown[] {
+  return [feedQueryValue(scope, filters)];
 }
 
 /**

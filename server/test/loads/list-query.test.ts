@@ -1,6 +1,6 @@
 import Boom from '@hapi/boom';
 import fc from 'fast-check';
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, LIST_LOADS_PARAMETERS, LOAD_STATUSES } from '@loadfeed/spec';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE, LIST_LOADS_FILTERS, LIST_LOADS_PARAMETERS, LOAD_STATUSES, type FilterKind } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { parseListLoadsQuery, type LoadFilters } from '../../src/loads/list-query.js';
 
@@ -33,10 +33,9 @@ describe('listLoads query parameters', () => {
   });
 
   it('knows exactly the parameters the contract lists', () => {
-    const sample: Record<string, string> = {
-      page: '2', pageSize: '5', updatedSince: '2026-01-01', status: 'Covered', pickupFrom: '2026-01-01',
-      pickupTo: '2026-01-02', deliveryFrom: '2026-01-01', deliveryTo: '2026-01-02', poNumber: 'P', billingRefNumber: 'B',
-    };
+    // A value of each kind of filter the contract declares (LIST_LOADS_FILTERS).
+    const byKind: Record<FilterKind, string> = { since: '2026-01-01', 'lower bound': '2026-01-01', 'upper bound': '2026-01-02', set: 'Covered', exact: 'P' };
+    const sample: Record<string, string> = { page: '2', pageSize: '5', ...Object.fromEntries(LIST_LOADS_FILTERS.map(({ name, kind }) => [name, byKind[kind]])) };
     expect(Object.keys(sample).sort()).toEqual([...LIST_LOADS_PARAMETERS].sort());
     expect(() => parse(sample)).not.toThrow();
   });
@@ -157,9 +156,11 @@ describe('listLoads query parameters', () => {
     );
     const status = fc.constantFrom(...LOAD_STATUSES);
     const text = fc.string({ minLength: 1 }).filter((value) => !value.includes('\u0000'));
+    const byKind: Record<FilterKind, fc.Arbitrary<string | string[]>> = {
+      since: bound, 'lower bound': bound, 'upper bound': bound, set: fc.oneof(status, fc.array(status, { minLength: 1, maxLength: 3 })), exact: text,
+    };
     const values: Record<string, fc.Arbitrary<string | string[]>> = {
-      page: whole, pageSize: whole, updatedSince: bound, pickupFrom: bound, pickupTo: bound, deliveryFrom: bound, deliveryTo: bound,
-      status: fc.oneof(status, fc.array(status, { minLength: 1, maxLength: 3 })), poNumber: text, billingRefNumber: text,
+      page: whole, pageSize: whole, ...Object.fromEntries(LIST_LOADS_FILTERS.map(({ name, kind }) => [name, byKind[kind]])),
     };
     const query = fc
       .tuple(fc.shuffledSubarray([...LIST_LOADS_PARAMETERS], { minLength: 1 }), fc.constantFrom('page', 'pageSize'))
