@@ -7,6 +7,8 @@
 // - With the count known before the page is read, a page nearer the end than the start is read from
 //   the end (the feed index scanned backward, skipping only the rows after the page) and put back in
 //   ascending order: the deepest page skips nothing instead of the whole feed.
+// - Where the page before ended is kept at the kept count's feed version (page-boundaries.ts), a page
+//   10,000 rows or more in is read after that page's last load: pages read in order cost their own rows.
 // - Only settled rows are read: those stamped at or before the customer's settled horizon
 //   (sql/functions/feed_settled_through.sql), which the caller fixes in a statement of its own before any of
 //   these statements takes its snapshot. The page, its count and hasMore all come from that set.
