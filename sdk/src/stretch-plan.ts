@@ -12,21 +12,31 @@ export const STRETCH_POLICY = {
   shortestStretch: 2,
   /** Pages walked by key after the n-th failed check in a row, before page numbers are tried again. */
   keyPagesAfterFailure: (failuresInRow: number) => 2 ** Math.min(failuresInRow, 10),
+  /**
+   * Pages ahead from which a stretch is taken at one request more than the key walk: each page of the key
+   * walk is a new updatedSince, which the server counts afresh (every row after it), where a stretch's
+   * pages share one count; the request is the probe, which a first copy's bound leaves room for.
+   */
+  oneMoreRequestFromPages: 32,
 } as const;
 
 /**
  * Whether reading `rest` rows by page number (one check first, one per `stretch` pages, and the `tie` rows
  * at the anchor read again) takes fewer requests than the key walk, which reads a page's tie again on every
  * page: with distinct updatedAt values only past about pageSize² rows; with ties of tens of rows at 100 a
- * page, almost always; with a tie that fills the page, always.
+ * page, almost always; with a tie that fills the page, always. From `oneMoreRequestFromPages` pages on, one
+ * request more than the key walk still pays: the key walk makes the server count what is left on every
+ * page (O(rows²) for a first copy), a stretch once. A first copy then still takes at most
+ * ceil(N / (pageSize - 1)) + 1 requests: the key walk's own pages are one fewer than that.
  */
-export function stretchPays(rest: number, tie: number, pageSize: number, stretch: number): boolean {
+export function stretchPays(rest: number, tie: number, pageSize: number, stretch: number, policy = STRETCH_POLICY): boolean {
   // A tie that fills a page is a group the key walk reads from its last page down, with a count and a page
   // past its end: always dearer than page numbers, which read through it.
   if (tie >= pageSize) return true;
   const pages = Math.ceil((rest + tie) / pageSize);
   const byNumber = 1 + pages + Math.floor(Math.max(0, pages - 1) / stretch);
-  return byNumber < Math.ceil(rest / (pageSize - tie));
+  const byKey = Math.ceil(rest / (pageSize - tie));
+  return byNumber < byKey || (pages >= policy.oneMoreRequestFromPages && byNumber <= byKey + 1);
 }
 
 export interface StretchPlan {

@@ -8,7 +8,8 @@
 //
 // Environment: BENCH_SCALE_DATABASE_URL (else a `loadfeed_scale` database on TEST_DATABASE_URL's or
 // DATABASE_URL's server, else embedded), BENCH_SECONDS (4 per measured run), BENCH_ROUNDS (1),
-// BENCH_WARMUP_REQUESTS (200, set by the npm script), BENCH_SCALE_PARTS (table,writes,statements: which to run).
+// BENCH_WARMUP_REQUESTS (200, set by the npm script), BENCH_SCALE_PARTS (table,writes,statements,copy: which
+// to run; copy is the SDK's first copy of each customer, scale-first-copy.ts, BENCH_ROUNDS times).
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH } from '@loadfeed/spec';
@@ -21,6 +22,7 @@ import { ensureDatabase } from './database.js';
 import { CONNECTIONS, measureLoad, medianResult, type LoadResult } from './load.js';
 import { postgresCpuMs, startServerProcess } from './processes.js';
 import { row } from './report.js';
+import { reportFirstCopies } from './scale-first-copy.js';
 import { prepareScaleData, SCALE_CUSTOMERS } from './scale-data.js';
 import { pageOf, queryString, scaleQueries, scopeOf, statementsOf } from './scale-queries.js';
 import { databaseTime } from './sweep.js';
@@ -33,7 +35,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const FILTER_INDEXES = ['loads_feed_status', 'loads_feed_pickup', 'loads_feed_delivery'];
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
-const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'table,writes,statements').split(','));
+const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'table,writes,statements,copy').split(','));
 
 const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 const embedded = process.env.BENCH_SCALE_DATABASE_URL || serverUrl ? undefined : await startHostedPostgres(EMBEDDED_DIR);
@@ -104,6 +106,7 @@ try {
 
   if (PARTS.has('writes')) await underWrites(big!, queries.filter((query) => query.label === 'page 1' || query.label === 'a pickup week' || query.label === 'status=InTransit'), env);
   if (PARTS.has('statements')) await statementTimes(customers, queries);
+  if (PARTS.has('copy')) await reportFirstCopies(customers, url, CLI, env, ROUNDS, log);
   log(`1-minute load average at the end: ${loadavg()[0]!.toFixed(1)}`);
 } finally {
   await pool.end();

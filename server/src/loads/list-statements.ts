@@ -36,14 +36,24 @@ function order(direction: 'ASC' | 'DESC', time: string, id: string): string {
   return `${time} ${direction}, ${id} ${direction}`;
 }
 
-/** The page's ids (one column, id), `skip` rows passed and `take` rows kept in `direction`. */
-function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, take: string): string {
+/**
+ * Rows after the load $2 (a load number of the customer's) in the feed's order: where the page before ended
+ * (page-boundaries.ts). Compared as a row, so that each index the page reads seeks to it.
+ */
+const AFTER_LOAD = `(l.updated_at, l.id) > (SELECT b.updated_at, b.id FROM loads AS b
+                                       WHERE b.customer_id = ($1::feed_query).customer_id AND b.load_number = $2::text)`;
+
+/**
+ * The page's ids (one column, id), `skip` rows passed and `take` rows kept in `direction`; with `after`,
+ * of the rows after that condition's row only.
+ */
+function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, take: string, after?: string): string {
   if (access === 'status') {
     return `
   SELECT w.id FROM (SELECT DISTINCT unnest(($1::feed_query).statuses) AS status) AS s
    CROSS JOIN LATERAL (
      SELECT l.id, l.updated_at FROM feed_loads($1::feed_query) AS l
-      WHERE l.status = s.status
+      WHERE l.status = s.status${after ? `\n        AND ${after}` : ''}
       ORDER BY ${order(direction, 'l.updated_at', 'l.id')}
       LIMIT ${skip} + ${take}) AS w
    ORDER BY ${order(direction, 'w.updated_at', 'w.id')}
@@ -51,7 +61,7 @@ function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, ta
   }
   const time = access === 'range' ? "l.updated_at + interval '0'" : 'l.updated_at';
   return `
-  SELECT l.id FROM feed_loads($1::feed_query) AS l
+  SELECT l.id FROM feed_loads($1::feed_query) AS l${after ? `\n   WHERE ${after}` : ''}
    ORDER BY ${order(direction, time, 'l.id')}
   OFFSET ${skip} LIMIT ${take}`;
 }
@@ -77,8 +87,9 @@ SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count, rows.n
 }
 
 /** One page, without a count. */
-function page(access: FeedAccess, from: 'start' | 'end'): string {
-  const ids = from === 'start' ? pageIds(access, 'ASC', ...FROM_START) : pageIds(access, 'DESC', ...FROM_END);
+function page(access: FeedAccess, from: 'start' | 'end' | 'after'): string {
+  const ids =
+    from === 'start' ? pageIds(access, 'ASC', ...FROM_START) : from === 'end' ? pageIds(access, 'DESC', ...FROM_END) : pageIds(access, 'ASC', '0', '$3::bigint', AFTER_LOAD);
   return `
 WITH page AS (${ids}
 ), ${ROWS}
@@ -96,10 +107,12 @@ export interface PageStatements {
    * the page are skipped, $3 rows are the page. A page nearer the end than the start skips fewer.
    */
   fromEnd: string;
+  /** One page after a load, without a count: $2 the load number of the page before's last load, $3 page size. */
+  afterLoad: string;
 }
 
 function statementsOf(access: FeedAccess): PageStatements {
-  return { countedPage: countedPage(access), fromStart: page(access, 'start'), fromEnd: page(access, 'end') };
+  return { countedPage: countedPage(access), fromStart: page(access, 'start'), fromEnd: page(access, 'end'), afterLoad: page(access, 'after') };
 }
 
 /** The page statements of each access, made once. */

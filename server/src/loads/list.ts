@@ -7,6 +7,8 @@
 // - With the count known before the page is read, a page nearer the end than the start is read from
 //   the end (the feed index scanned backward, skipping only the rows after the page) and put back in
 //   ascending order: the deepest page skips nothing instead of the whole feed.
+// - Where the page before ended is kept at the kept count's feed version (page-boundaries.ts), a page
+//   10,000 rows or more in is read after that page's last load: pages read in order cost their own rows.
 // - Only settled rows are read: those stamped at or before the customer's settled horizon
 //   (sql/functions/feed_settled_through.sql), which the caller fixes in a statement of its own before any of
 //   these statements takes its snapshot. The page, its count and hasMore all come from that set.
@@ -18,6 +20,7 @@ import type pg from 'pg';
 import { CountCache, type KeptCount } from './count-cache.js';
 import { feedQueryValue } from './feed-query.js';
 import type { LoadFilters } from './list-query.js';
+import { coversVersion, rememberPageEnd, type PageBoundaries } from './page-boundaries.js';
 import { COUNT_SQL, PAGE_STATEMENTS, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL, type FeedAccess } from './list-statements.js';
 
 interface FeedState {
@@ -81,7 +84,13 @@ export function feedParameters(scope: FeedScope, filters: LoadFilters): unknown[
  * be read from the end (counting and skipping from the start would scan the feed twice) — unless a count
  * taken that way has already missed its page to a write, and then it is counted and read in one.
  */
-export function choosePageStatement(scope: FeedScope, filters: LoadFilters, knownCount: number | undefined, countMissed = false): PageStatement {
+export function choosePageStatement(
+  scope: FeedScope,
+  filters: LoadFilters,
+  knownCount: number | undefined,
+  countMissed = false,
+  afterLoad?: string,
+): PageStatement {
   const feed = feedParameters(scope, filters);
   const statements = PAGE_STATEMENTS[feedAccessOf(filters)];
   if (knownCount === undefined) {
@@ -91,6 +100,10 @@ export function choosePageStatement(scope: FeedScope, filters: LoadFilters, know
   const before = (filters.page - 1) * filters.pageSize;
   const rows = Math.max(0, Math.min(filters.pageSize, knownCount - before));
   const after = Math.max(0, knownCount - before - rows);
+  // After the load that ended the page before, when known (page-boundaries.ts): it reads its own rows only.
+  if (afterLoad !== undefined && rows > 0) {
+    return { kind: 'page', sql: statements.afterLoad, values: [...feed, afterLoad, filters.pageSize] };
+  }
   const fromStart = after >= before;
   const values = fromStart ? [...feed, filters.page, filters.pageSize] : [...feed, after, rows];
   const sql = fromStart ? statements.fromStart : statements.fromEnd;
@@ -157,14 +170,23 @@ function countingOnce<T>(counts: CountCache, key: string, count: () => Promise<T
  * reads the version it was taken at; otherwise choosePageStatement's next statement, until the page and
  * its count come from one version.
  */
-export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache, scope: FeedScope, filters: LoadFilters): Promise<string> {
+export async function listLoads(
+  pool: Pick<pg.Pool, 'query'>,
+  counts: CountCache,
+  scope: FeedScope,
+  filters: LoadFilters,
+  boundaries?: PageBoundaries,
+): Promise<string> {
   const key = CountCache.keyOf(scope.customerId, scope.windowStart, filters);
+  const settledThrough = Date.parse(scope.settledThrough);
+  const position = (filters.page - 1) * filters.pageSize;
   let known: { count: number; version: string; counted: boolean } | undefined;
   let countMissed = false;
-  const kept = await keptOrAwaited(counts, key, Date.parse(scope.settledThrough));
+  const kept = await keptOrAwaited(counts, key, settledThrough);
   if (kept) known = { count: kept.count, version: kept.version, counted: false };
   for (;;) {
-    const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed);
+    const boundary = known && position > 0 && coversVersion(counts, key, settledThrough, known.version) ? boundaries?.get(key, position, known.version) : undefined;
+    const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed, boundary?.loadNumber);
     if (kind === 'count') {
       const counted = await countingOnce(counts, key, async () => {
         const row = (await pool.query<CountRow>(sql, values)).rows[0]!;
@@ -180,12 +202,16 @@ export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache
         keep(counts, key, scope, counted, Number(counted.total_count));
         return counted;
       });
+      rememberPageEnd(boundaries, counts, key, settledThrough, position + row.page_rows, row);
       return pageOf(filters, row, Number(row.total_count));
     }
     let row = (await pool.query<PageRow | NoPageRow>(sql, values)).rows[0]!;
     // Only a planned statement answers no page, and it always names the query's own (choosePageStatement).
     if (row.data === null) row = (await pool.query<PageRow>(unplanned!, values)).rows[0]!;
-    if (row.feed_version === known!.version) return pageOf(filters, row, known!.count);
+    if (row.feed_version === known!.version) {
+      rememberPageEnd(boundaries, counts, key, settledThrough, position + row.page_rows, row);
+      return pageOf(filters, row, known!.count);
+    }
     // A write landed between the count and the page.
     countMissed = known!.counted;
     known = undefined;

@@ -13,6 +13,7 @@ import { AUTH_SCHEME } from '../admission/scheme.js';
 import type { Metrics } from '../metrics.js';
 import { rateLimitStep } from '../admission/rate-limit-step.js';
 import { CountCache } from './count-cache.js';
+import { PageBoundaries } from './page-boundaries.js';
 import { parseListLoadsQuery } from './list-query.js';
 import { listLoads } from './list.js';
 import { pageStatements } from '../tracing/statements.js';
@@ -32,6 +33,7 @@ export interface LoadsRouteOptions {
 
 export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker }: LoadsRouteOptions): ServerRoute[] {
   const counts = new CountCache();
+  const boundaries = new PageBoundaries();
   const turns = concurrencyGate(gate);
   return [
     {
@@ -56,7 +58,7 @@ export function loadsRoutes({ clock, maxPageSize, gate, metrics, reads, breaker 
           // horizon, else on the primary.
           // A client that leaves has the statement running cancelled; its turn waits for that (admission/turn.ts).
           const page = await atDatabase((disconnected) =>
-            reads.read(feedVersion, (db) => listLoads(pageStatements(request, db), counts, scope, filters), disconnected),
+            reads.read(feedVersion, (db) => listLoads(pageStatements(request, db), counts, scope, filters, boundaries), disconnected),
           );
           // Sent as its UTF-8 bytes, made here once: a page held as text stays on V8's heap as long as
           // hapi's request object holds the response, where young-generation collections copy it; bytes live

@@ -1,0 +1,109 @@
+// What server/DESIGN.md ("Upgrade notes") says of migration 0020 on a big table: the filter indexes built
+// first with its CREATE INDEX CONCURRENTLY commands (taken from DESIGN.md itself) are the indexes of
+// server/sql/indexes/, the migration keeps them without taking a lock on loads, and an index that a
+// concurrent build left invalid is built again.
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runner } from 'node-pg-migrate';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateSchema } from '../../src/db/migrate.js';
+import { applySqlDefinitions, repeatableDefinitions } from '../../src/db/sql-definitions.js';
+import { useTestDatabase } from '../../src/testing/vitest.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+const INDEXES = fileURLToPath(new URL('../../sql/indexes/', import.meta.url));
+const DESIGN = fileURLToPath(new URL('../../DESIGN.md', import.meta.url));
+const FILTER_INDEXES = ['loads_feed_status', 'loads_feed_pickup', 'loads_feed_delivery'];
+/** The statements DESIGN.md gives an operator to run before migrating. */
+const PRE_BUILDS = readFileSync(DESIGN, 'utf8').match(/CREATE INDEX CONCURRENTLY [^;]+;/g) ?? [];
+
+describe('migration 0020 on indexes built first', () => {
+  const database = useTestDatabase();
+  let client: pg.Client;
+  const oids = new Map<string, number>();
+
+  async function indexes(): Promise<Map<string, { oid: number; valid: boolean; definition: string }>> {
+    const { rows } = await client.query<{ name: string; oid: number; valid: boolean; definition: string }>(
+      `SELECT c.relname AS name, c.oid::integer AS oid, i.indisvalid AS valid, pg_get_indexdef(c.oid) AS definition
+         FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+        WHERE c.relname = ANY ($1::text[])`,
+      [FILTER_INDEXES],
+    );
+    return new Map(rows.map(({ name, ...index }) => [name, index]));
+  }
+
+  beforeAll(async () => {
+    await runner({
+      databaseUrl: database.url,
+      dir: MIGRATIONS,
+      direction: 'up',
+      count: readdirSync(MIGRATIONS).filter((name) => name.endsWith('.sql') && name < '0020').length,
+      migrationsTable: 'pgmigrations',
+      checkOrder: true,
+      singleTransaction: true,
+      logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    // The functions and triggers as they stand before the upgrade (here this release's: a migrate that also
+    // changes those takes its own locks, as DESIGN.md says of them); the indexes are recorded once 0020 ran.
+    await applySqlDefinitions(client, repeatableDefinitions(), { fixed: [] });
+  });
+  afterAll(async () => {
+    await client?.end();
+  });
+
+  it('gives one command a filter index, each building what server/sql/indexes/ defines', async () => {
+    expect(PRE_BUILDS).toHaveLength(FILTER_INDEXES.length);
+    for (const statement of PRE_BUILDS) await client.query(statement);
+    const built = await indexes();
+    for (const name of FILTER_INDEXES) {
+      const index = built.get(name)!;
+      expect(index.valid).toBe(true);
+      oids.set(name, index.oid);
+      // The file's definition, made on an empty copy of loads (the temporary schema comes first), rendered alike.
+      await client.query('BEGIN');
+      try {
+        await client.query('CREATE TEMPORARY TABLE loads (LIKE loads) ON COMMIT DROP');
+        await client.query(readFileSync(`${INDEXES}${name}.sql`, 'utf8'));
+        const { rows } = await client.query<{ definition: string }>(`SELECT pg_get_indexdef(format('pg_temp.%I', $1::text)::regclass) AS definition`, [name]);
+        const body = (definition: string) => definition.replace(/^CREATE INDEX \S+ ON \S+ /, '');
+        expect(body(index.definition)).toBe(body(rows[0]!.definition));
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    }
+  });
+
+  it('keeps them without a lock on loads: a writer in flight does not hold the migration back', async () => {
+    const writer = new pg.Client({ connectionString: database.url });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('LOCK TABLE loads IN ROW EXCLUSIVE MODE');
+      const migrated = migrateSchema(database.url);
+      const late = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 15_000));
+      expect(await Promise.race([migrated.then(() => 'migrated' as const), late])).toBe('migrated');
+      const report = await migrated;
+      expect(report.migrations).toContain('0020_feed-filter-indexes');
+      expect(report.definitions.left).toEqual([]);
+    } finally {
+      await writer.query('ROLLBACK');
+      await writer.end();
+    }
+    const after = await indexes();
+    for (const name of FILTER_INDEXES) expect(after.get(name)?.oid).toBe(oids.get(name));
+  }, 30_000);
+
+  it('builds again an index that a failed concurrent build left invalid', async () => {
+    // What a CREATE INDEX CONCURRENTLY that failed or was cancelled leaves: an index marked invalid.
+    await client.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'loads_feed_status'::regclass");
+    await client.query("DELETE FROM pgmigrations WHERE name = '0020_feed-filter-indexes'");
+    expect((await migrateSchema(database.url)).migrations).toEqual(['0020_feed-filter-indexes']);
+    const after = await indexes();
+    for (const name of FILTER_INDEXES) expect(after.get(name)?.valid).toBe(true);
+    expect(after.get('loads_feed_pickup')!.oid).toBe(oids.get('loads_feed_pickup'));
+    expect(after.get('loads_feed_status')!.oid).not.toBe(oids.get('loads_feed_status'));
+  });
+});
