@@ -9,6 +9,12 @@ export interface PickupRange {
   before: number | undefined;
 }
 
+/** A load found absent that a run could not yet make sure of, and the instant (ISO date-time, server time) its absence was first seen. */
+export interface Suspect {
+  loadNumber: string;
+  seenAt: string;
+}
+
 /** A range of pickup dates, or the loads with no pickup date (which fall in no range). */
 export type PickupSpan = PickupRange | 'none';
 
@@ -23,6 +29,14 @@ export interface RemovalCopy {
   markRemoved(loadNumbers: readonly string[], removedAt: string, options: { delete: boolean }): Promise<void> | void;
   /** Of these loadNumbers, those the copy holds marked removed (for `verifyCopy`). */
   removedAmong(loadNumbers: readonly string[]): Promise<ReadonlySet<string>> | ReadonlySet<string>;
+  /**
+   * The suspects a run left for the next one (none before the first save). With `saveSuspects`, a load
+   * found absent on a deployment that does not say how far its feed is settled is marked by the next run
+   * that still finds it absent; without them it is never marked.
+   */
+  loadSuspects?(): Promise<readonly Suspect[]> | readonly Suspect[];
+  /** Replaces the suspects kept for the next run. */
+  saveSuspects?(suspects: readonly Suspect[]): Promise<void> | void;
 }
 
 /** Whether a pickup date (ISO date-time or null) falls in `span`. */
