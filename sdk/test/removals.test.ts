@@ -108,6 +108,19 @@ describe('removals: what leaves the feed leaves the copy', () => {
     expect(copy.removed.size).toBe(0);
   });
 
+  it('rows the copy lacks behind its cursor (a walk that never saw them) are found by the counts and written: recovered', async () => {
+    const { copy, sync, served, client } = await syncedCopy(2_000);
+    copy.rows.delete('L000321');
+    copy.rows.delete('L001700');
+    const before = client.stats().requests;
+    const summary = await sync();
+    expect(summary).toMatchObject({ recovered: 2, removed: 0, removalsPending: 0 });
+    expect(copy.unmarked()).toEqual(served());
+    // The delta, the count, the catch-up, the count again, and at most a full read (2 in 2,000 cost about that to bisect).
+    expect(client.stats().requests - before).toBeLessThanOrEqual(4 + Math.ceil(2_000 / 99) + 2);
+    expect(await sync()).toMatchObject({ recovered: 0 });
+  });
+
   it('k removals among N cost about k·log2(N / page) count requests, never more than a full read + 2', async () => {
     const { mock, client, sync, copy, served } = await syncedCopy(5_000);
     const fullRead = Math.ceil(5_000 / 99);
