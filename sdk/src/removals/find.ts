@@ -41,6 +41,12 @@ export interface Comparison {
   served: Set<string>;
 }
 
+/**
+ * The most loads of the copy one read compares at once: a larger range is read in parts the copy's own
+ * counts split, so that the loadNumbers held in memory stay bounded (each part costs about one request more).
+ */
+const READ_PART = 20_000;
+
 /** Slack on the server's time, for the clocks that draw the window: the instance's, the database's, ours, Date's whole seconds. */
 const CLOCK_SLACK_MS = 60 * 60_000;
 
@@ -101,15 +107,24 @@ function comparer(options: FindOptions, watched: ReadonlySet<string> = new Set()
     for (const loadNumber of watched) if (served.has(loadNumber)) found.served.add(loadNumber);
   }
 
+  /** Reads a range, in parts of at most READ_PART of the copy's loads, split where the copy's counts say. */
+  async function readRange(range: PickupRange, mine: number): Promise<void> {
+    const halves = mine > READ_PART ? splitRange(range, latestMs) : undefined;
+    if (halves === undefined) return readSpan(range, rangeParams(range));
+    const first = await copy.countLoads(halves[0]);
+    await readRange(halves[0], first);
+    await readRange(halves[1], mine - first);
+  }
+
   async function examine(range: PickupRange, feed: number, mine: number, pursuit: Pursuit): Promise<void> {
     if (feed === mine) return;
     if (feed > mine && pursuit === 'fewer') return void found.ahead.push(range);
     const differing = Math.abs(mine - feed);
     const halves = feed <= pageSize || bisectingCosts(differing, feed, pageSize) >= Math.ceil(feed / pageSize) ? undefined : splitRange(range, latestMs);
-    if (halves === undefined) return readSpan(range, rangeParams(range));
+    if (halves === undefined) return readRange(range, mine);
     const counts = [await count(rangeParams(halves[0])), await count(rangeParams(halves[1]))] as const;
     // Counts that do not add up: the feed changed between them, or the server draws its lines elsewhere.
-    if (counts[0] + counts[1] !== feed) return readSpan(range, rangeParams(range));
+    if (counts[0] + counts[1] !== feed) return readRange(range, mine);
     const first = await copy.countLoads(halves[0]);
     await examine(halves[0], counts[0], first, pursuit);
     await examine(halves[1], counts[1], mine - first, pursuit);
