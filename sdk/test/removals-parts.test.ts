@@ -43,6 +43,7 @@ describe('reading a large range for removals', () => {
       filters: {},
       pageSize: 1000,
       call: {},
+      cursor: () => undefined,
       read: async (filters) => new Set(setup.mock.loads().filter((load) => within(load.scheduledPickupDate, filters)).map((load) => load.loadNumber)),
     });
 

@@ -26,6 +26,7 @@ export async function removalsAfterSync(options: SyncOptions, clock: Clock, summ
     pageSize,
     deleteRemoved: options.deleteRemoved ?? false,
     call,
+    cursor: () => summary().cursor,
     async read(filters, held) {
       const served = new Set<string>();
       const cursor = summary().cursor;

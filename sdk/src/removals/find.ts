@@ -8,7 +8,7 @@
 // range that still counts more holds rows the walk missed (a deployment that stamps rows behind pages
 // already read): it is read the same way, so the copy ends exact.
 import { feedWindowStart, lowerBoundMs, parseInstant, upperBoundMs } from '@loadfeed/spec';
-import type { CallOptions, LoadfeedClient } from '../client.js';
+import type { CallOptions, ListLoadsParams, LoadfeedClient } from '../client.js';
 import type { SyncFilters } from '../sync.js';
 import type { PickupRange, PickupSpan, RemovalCopy } from './copy.js';
 import { DAY_MS, rangeParams, splitRange } from './ranges.js';
@@ -25,6 +25,8 @@ export interface FindOptions {
    * loadNumber is not in `held`; resolves to the loadNumbers served.
    */
   read(filters: SyncFilters, held: ReadonlySet<string>): Promise<ReadonlySet<string>>;
+  /** The copy's cursor now: rows stamped after it may be writes since the walk, not rows it missed. */
+  cursor(): string | undefined;
   call: CallOptions;
 }
 
@@ -89,7 +91,19 @@ function comparer(options: FindOptions, watched: ReadonlySet<string> = new Set()
   const found: Comparison = { loadNumbers: [], seenAt: client.serverNow(), comparedFrom: from, ahead: [], served: new Set() };
   let latestMs: number | undefined;
 
-  const count = async (params: SyncFilters) => (await client.listLoads({ ...filters, ...params, page: 1, pageSize: 1 }, call)).totalCount;
+  const count = async (params: Omit<ListLoadsParams, 'page' | 'pageSize'>) => (await client.listLoads({ ...filters, ...params, page: 1, pageSize: 1 }, call)).totalCount;
+
+  /**
+   * Whether the feed counting more than the copy in `range` is only writes stamped after the copy's
+   * cursor (made since the walk): then nothing stamped at or before it is missing, unless as many of the
+   * copy's rows there were updated since (the next run counts again).
+   */
+  async function onlyWritesSince(range: PickupRange, feed: number, mine: number): Promise<boolean> {
+    const cursor = options.cursor();
+    if (cursor === undefined) return false;
+    const since = await count({ ...rangeParams(range), updatedSince: new Date(Date.parse(cursor) + 1).toISOString() });
+    return feed - since <= mine;
+  }
 
   /** How many loads with no pickup date the feed serves: the total less the ranged count less the window's first day. */
   async function countNone(ranged: number): Promise<number> {
@@ -149,7 +163,9 @@ function comparer(options: FindOptions, watched: ReadonlySet<string> = new Set()
       for (const range of ranges) {
         const feed = await count(rangeParams(range));
         if (range.from === top.from && range.before === top.before) ranged = feed;
-        await examine(range, feed, await copy.countLoads(range), pursuit);
+        const mine = await copy.countLoads(range);
+        if (feed > mine && (await onlyWritesSince(range, feed, mine))) continue;
+        await examine(range, feed, mine, pursuit);
       }
       if (comparesNone && (spans === undefined || spans.includes('none'))) await examineNone(ranged ?? (await count(rangeParams(top))), pursuit);
     },

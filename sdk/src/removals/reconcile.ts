@@ -30,6 +30,8 @@ export interface ReconcileOptions {
   call: CallOptions;
   /** Reads the feed by the key walk, writing the rows served that are not in `held`; resolves to the loadNumbers served. */
   read(filters: SyncFilters, held: ReadonlySet<string>): Promise<ReadonlySet<string>>;
+  /** The copy's cursor now. */
+  cursor(): string | undefined;
   catchUp(): Promise<CatchUp>;
 }
 
