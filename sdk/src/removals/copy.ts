@@ -1,7 +1,8 @@
 // What removal detection needs of a copy (a destination's, or storage of the caller's own): its own counts
 // of the loads it holds over a pickup-date range, their loadNumbers, and a way to mark (or delete) those
-// that left the feed. Only loads not marked removed are counted or listed: a marked load is no longer
-// in the copy's view of the feed, and a load the sync writes again is unmarked by that write.
+// that left the feed, and where it can, the suspects a run leaves for the next. Only loads not marked
+// removed are counted or listed: a marked load is no longer in the copy's view of the feed, and a load
+// the sync writes again is unmarked by that write.
 
 /** Pickup dates in [from, before) as epoch ms; `before` undefined: no upper end. */
 export interface PickupRange {
