@@ -45,9 +45,10 @@ export interface Comparison {
 
 /**
  * The most loads of the copy one read compares at once: a larger range is read in parts the copy's own
- * counts split, so that the loadNumbers held in memory stay bounded (each part costs about one request more).
+ * counts split, so that the loadNumbers held in memory stay bounded. A part is at least 100 pages, so
+ * that the part's last page, not full, costs about 1% more than one read of the whole.
  */
-const READ_PART = 20_000;
+const readPart = (pageSize: number) => Math.max(20_000, 100 * pageSize);
 
 /** Slack on the server's time, for the clocks that draw the window: the instance's, the database's, ours, Date's whole seconds. */
 const CLOCK_SLACK_MS = 60 * 60_000;
@@ -121,9 +122,9 @@ function comparer(options: FindOptions, watched: ReadonlySet<string> = new Set()
     for (const loadNumber of watched) if (served.has(loadNumber)) found.served.add(loadNumber);
   }
 
-  /** Reads a range, in parts of at most READ_PART of the copy's loads, split where the copy's counts say. */
+  /** Reads a range, in parts of at most readPart of the copy's loads, split where the copy's counts say. */
   async function readRange(range: PickupRange, mine: number): Promise<void> {
-    const halves = mine > READ_PART ? splitRange(range, latestMs) : undefined;
+    const halves = mine > readPart(pageSize) ? splitRange(range, latestMs) : undefined;
     if (halves === undefined) return readSpan(range, rangeParams(range));
     const first = await copy.countLoads(halves[0]);
     await readRange(halves[0], first);
