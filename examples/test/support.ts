@@ -207,10 +207,10 @@ export async function startProxy(target: string, faults: ProxyFaults): Promise<{
   };
 }
 
-/** A row of an example's table (snake_case columns) as the API's Load: camelCase names, ISO date-times; the SDK's removal marker dropped. */
+/** A row of an example's table (snake_case columns) as the API's Load: camelCase names, ISO date-times; the SDK's removal and suspect markers dropped. */
 export function asLoad(row: Record<string, unknown>): Load {
   const entries = Object.entries(row)
-    .filter(([column]) => column !== 'removed_at' && column !== 'removedAt')
+    .filter(([column]) => !['removed_at', 'removedAt', 'suspected_at', 'suspectedAt'].includes(column))
     .map(([column, value]) => [
     column.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase()),
     value instanceof Date ? value.toISOString() : value,

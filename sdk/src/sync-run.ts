@@ -108,6 +108,7 @@ export function createRun(options: SyncOptions, sink: Sink) {
         pageSize: requester.served(),
         removed: 0,
         removalsPending: 0,
+        recovered: 0,
       };
     },
   };

@@ -53,6 +53,11 @@ export interface SyncSummary {
   removed: number;
   /** Loads found absent that this run could not yet make sure of; a later run judges them again. */
   removalsPending: number;
+  /**
+   * Rows the walk did not bring, stamped before the cursor, that the comparison of counts found and wrote
+   * (README "Removals"): the deployment served them behind pages already read.
+   */
+  recovered: number;
 }
 
 /** The deployment refused the page size the sync asked for by default with a 400; the sync asks for `fallback` instead. */
@@ -176,6 +181,5 @@ export async function syncLoads(options: SyncOptions): Promise<SyncSummary> {
   const saved = await sink.loadCursor();
   run.startCursor(saved);
   await walk(run, saved === undefined ? undefined : toDateTime(toMs(saved) - overlapMs));
-  // A destination's first run starts from an empty copy: it holds what it just read, so the next run compares.
-  return saved === undefined && options.destination ? run.summary() : removalsAfter(run, walk, options, overlapMs);
+  return removalsAfter(run, walk, options, overlapMs);
 }

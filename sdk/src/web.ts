@@ -31,7 +31,7 @@ export type { Clock } from './clock.js';
 export { syncLoads } from './sync.js';
 export type { SyncOptions, SyncProgress, SyncSummary, SyncStrategy, SyncFilters, PageSizeRefusal } from './sync.js';
 export type { Destination, CopyReader, CopyDestination } from './destination.js';
-export type { RemovalCopy, PickupRange, PickupSpan } from './removals/copy.js';
+export type { RemovalCopy, PickupRange, PickupSpan, Suspect } from './removals/copy.js';
 export { verifyCopy } from './verify.js';
 export type { VerifyOptions, VerifyReport, Difference } from './verify.js';
 export { memoryCursorStore } from './memory-cursor-store.js';

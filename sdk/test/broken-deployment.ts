@@ -44,7 +44,9 @@ export async function startBrokenDeployment(breakage: Breakage, options: { late?
     const page = Number(query.get('page') ?? 1);
     const pageSize = Math.min(MAX_PAGE_SIZE, Number(query.get('pageSize') ?? MAX_PAGE_SIZE));
     const since = query.get('updatedSince');
-    let matching = feedOrder(rows).filter((row) => since === null || Date.parse(row.updatedAt) >= Date.parse(since));
+    // Every row has no pickup date, so a pickup filter serves none of them.
+    const byPickup = query.has('pickupFrom') || query.has('pickupTo');
+    let matching = feedOrder(rows).filter((row) => !byPickup && (since === null || Date.parse(row.updatedAt) >= Date.parse(since)));
     if (breakage === 'loadNumber order') matching = [...matching].sort((a, b) => (a.loadNumber < b.loadNumber ? -1 : 1));
     const start = (page - 1) * pageSize;
     let data: Load[] = matching.slice(start, start + pageSize);

@@ -108,6 +108,54 @@ describe('removals: what leaves the feed leaves the copy', () => {
     expect(copy.removed.size).toBe(0);
   });
 
+  it('rows the copy lacks behind its cursor (a walk that never saw them) are found by the counts and written: recovered', async () => {
+    const { copy, sync, served, client } = await syncedCopy(2_000);
+    copy.rows.delete('L000321');
+    copy.rows.delete('L001700');
+    const before = client.stats().requests;
+    const summary = await sync();
+    expect(summary).toMatchObject({ recovered: 2, removed: 0, removalsPending: 0 });
+    expect(copy.unmarked()).toEqual(served());
+    // The delta, the count (and of rows since the cursor), the catch-up, both counts again, and at most a
+    // full read (2 in 2,000 cost about that to bisect).
+    expect(client.stats().requests - before).toBeLessThanOrEqual(6 + Math.ceil(2_000 / 99) + 2);
+    expect(await sync()).toMatchObject({ recovered: 0 });
+  });
+
+  it('a load written between the walk and the count costs one count more: no catch-up, no read', async () => {
+    let writeBeforeCount: (() => void) | undefined;
+    const setup = mockSetup({
+      mock: { loads: loads(2_000), rateLimitPerMinute: 100_000 },
+      client: {
+        fetch: (request) => {
+          if (new URL(request.url).searchParams.has('pickupFrom') && writeBeforeCount) {
+            writeBeforeCount();
+            writeBeforeCount = undefined;
+          }
+          return setup.mock.fetch(request);
+        },
+      },
+    });
+    const copy = memoryRemovalCopy();
+    const saved: { cursor?: string } = {};
+    const cursorStore = { load: () => saved.cursor, save: (cursor: string) => void (saved.cursor = cursor) };
+    const sync = async () => {
+      await setup.clock.advance(10 * 60_000);
+      return syncLoads({ client: setup.client, upsert: (rows) => copy.upsert(rows), cursorStore, removals: copy.removals });
+    };
+    await sync();
+    // One later write, so that the cursor stands 10 minutes past the bulk of the loads and a delta re-reads only it.
+    setup.mock.upsert([loadInput(2_001, { scheduledPickupDate: pickupOf(2_000, 2_000) })]);
+    await sync();
+    writeBeforeCount = () => setup.mock.upsert([loadInput(5_000, { scheduledPickupDate: pickupOf(1_000, 2_000) })]);
+    const delta = (await sync()).requests;
+    // The delta, the range's count, and its count of rows stamped after the cursor.
+    expect(delta).toBe(3);
+    expect(copy.rows.has('L005000')).toBe(false);
+    expect(await sync()).toMatchObject({ removed: 0, recovered: 0 });
+    expect(copy.rows.has('L005000')).toBe(true);
+  });
+
   it('k removals among N cost about k·log2(N / page) count requests, never more than a full read + 2', async () => {
     const { mock, client, sync, copy, served } = await syncedCopy(5_000);
     const fullRead = Math.ceil(5_000 / 99);

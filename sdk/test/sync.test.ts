@@ -121,7 +121,7 @@ describe('syncLoads', () => {
     expect(reports.at(-1)).toMatchObject({ rows: 95, totalCount: 95 });
     // The mock says how far its feed is settled, so once page numbers take fewer requests than keys the
     // walk goes on by number, with a check first and every 5 pages: 23 requests, the last two windows in.
-    expect(summary).toEqual({ pages: 23, rows: 95, requests: 23, quotaWaitMs: twoWindows, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5, removed: 0, removalsPending: 0 });
+    expect(summary).toEqual({ pages: 23, rows: 95, requests: 23, quotaWaitMs: twoWindows, retryWaitMs: 0, cursor: mock.loads().at(-1)!.updatedAt, pageSize: 5, removed: 0, removalsPending: 0, recovered: 0 });
   });
 
   it('says before each wait how long and why, and the summary says how long it waited for the rate limit and for retries', async () => {

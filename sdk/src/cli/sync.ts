@@ -34,6 +34,8 @@ export interface SyncReport {
   removed: number;
   /** Loads found absent that this run could not yet make sure of: the next run judges them again. */
   removalsPending: number;
+  /** Rows the walk missed (served behind pages already read) that the comparison of counts found and wrote. */
+  recovered: number;
   /** HTTP requests sent, retries included. */
   requests: number;
   /** The cursor the copy holds now. */
@@ -92,6 +94,7 @@ ${EXIT_CODE_HELP}`,
         rows: summary?.rows ?? latest?.rows ?? 0,
         removed: summary?.removed ?? 0,
         removalsPending: summary?.removalsPending ?? 0,
+        recovered: summary?.recovered ?? 0,
         requests: stats.requests,
         cursor: cursor ?? null,
         seconds: Math.round((Date.now() - startedAt) / 100) / 10,
@@ -126,6 +129,12 @@ ${EXIT_CODE_HELP}`,
     view.finish();
     await destination.close();
     report('end-of-feed', EXIT_CODES.ok, summary.cursor, summary);
+    if (summary.recovered > 0) {
+      writeLine(
+        context.stderr,
+        `loadfeed: the deployment served ${plural(summary.recovered, 'row')} stamped behind pages already read (its feed was not settled as it said, or a writer outlasted the overlap); the counts found ${summary.recovered === 1 ? 'it' : 'them'} and the copy holds ${summary.recovered === 1 ? 'it' : 'them'}`,
+      );
+    }
     if (values.json) return;
     const waits = [
       summary.quotaWaitMs > 0 ? `${formatDuration(summary.quotaWaitMs)} for the rate limit` : '',

@@ -74,9 +74,12 @@ const SQL = {
 CREATE TABLE loads (
   load_number VARCHAR PRIMARY KEY,
   ${others.map((column) => `${column.column} ${TYPE[column.type]}${column.notNull ? ' NOT NULL' : ''}`).join(',\n  ')},
-  removed_at TIMESTAMPTZ
+  removed_at TIMESTAMPTZ,
+  suspected_at TIMESTAMPTZ
 )`,
   addRemovedAt: `ALTER TABLE loads ADD COLUMN removed_at TIMESTAMPTZ`,
+  // When a sync first found the load absent, for the next run to confirm (README "Removals").
+  addSuspectedAt: `ALTER TABLE loads ADD COLUMN suspected_at TIMESTAMPTZ`,
   createCursor: `CREATE TABLE loadfeed_cursor (feed VARCHAR PRIMARY KEY, cursor TIMESTAMPTZ NOT NULL)`,
   upsertPage: `
 INSERT INTO loads AS copy (${LOAD_COLUMNS.map((column) => column.column).join(', ')})
@@ -84,7 +87,8 @@ SELECT ${LOAD_COLUMNS.map(asColumn).join(', ')}
   FROM (SELECT unnest(from_json($1::JSON, '${PAGE_SHAPE}'), recursive := true)) AS page
 ON CONFLICT (load_number) DO UPDATE SET
   ${others.map((column) => `${column.column} = excluded.${column.column}`).join(',\n  ')},
-  removed_at = NULL
+  removed_at = NULL,
+  suspected_at = NULL
 WHERE excluded.updated_at >= copy.updated_at`,
   // Removal detection (README "Removals"): counts over loads not marked removed, by pickup date.
   countSpan: `SELECT CAST(count(*) AS INTEGER) AS n FROM loads WHERE ${IN_SPAN}`,
@@ -93,6 +97,11 @@ WHERE excluded.updated_at >= copy.updated_at`,
   markRemoved: `UPDATE loads SET removed_at = CAST($2 AS TIMESTAMPTZ) WHERE removed_at IS NULL AND load_number IN (SELECT unnest(from_json($1::JSON, '["VARCHAR"]')))`,
   deleteRemoved: `DELETE FROM loads WHERE load_number IN (SELECT unnest(from_json($1::JSON, '["VARCHAR"]')))`,
   removedAmong: `SELECT load_number FROM loads WHERE removed_at IS NOT NULL AND load_number IN (SELECT unnest(from_json($1::JSON, '["VARCHAR"]')))`,
+  loadSuspects: `SELECT load_number, strftime(suspected_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%g') || 'Z' AS seen_at FROM loads WHERE suspected_at IS NOT NULL AND removed_at IS NULL`,
+  clearSuspects: `UPDATE loads SET suspected_at = NULL WHERE suspected_at IS NOT NULL`,
+  saveSuspects: `UPDATE loads SET suspected_at = CAST(suspect."seenAt" AS TIMESTAMPTZ)
+  FROM (SELECT unnest(from_json($1::JSON, '[{"loadNumber":"VARCHAR","seenAt":"VARCHAR"}]'), recursive := true)) AS suspect
+ WHERE loads.load_number = suspect."loadNumber"`,
   saveCursor: `
 INSERT INTO loadfeed_cursor AS saved (feed, cursor) VALUES ('loads', CAST($1 AS TIMESTAMPTZ))
 ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor)`,
@@ -121,6 +130,16 @@ export async function openDuckdbDestination(path: string, options: { write?: boo
     throw error;
   }
   const connection = db;
+  const inTransaction = async (body: () => Promise<void>) => {
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      await body();
+      await connection.run('COMMIT');
+    } catch (error) {
+      await connection.run('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  };
   const all = async <Row>(sql: string, values: unknown[] = []) => (await connection.runAndReadAll(sql, values)).getRowObjectsJson() as Row[];
 
   return {
@@ -129,15 +148,10 @@ export async function openDuckdbDestination(path: string, options: { write?: boo
       return row?.cursor;
     },
     async write(rows: LoadRow[], cursor: string | undefined) {
-      await connection.run('BEGIN TRANSACTION');
-      try {
+      await inTransaction(async () => {
         if (rows.length > 0) await connection.run(SQL.upsertPage, [JSON.stringify(rows)]);
         if (cursor !== undefined) await connection.run(SQL.saveCursor, [cursor]);
-        await connection.run('COMMIT');
-      } catch (error) {
-        await connection.run('ROLLBACK').catch(() => {});
-        throw error;
-      }
+      });
     },
     async readRows(loadNumbers) {
       return all<LoadRow>(SQL.readRows, [JSON.stringify(loadNumbers)]);
@@ -162,6 +176,17 @@ export async function openDuckdbDestination(path: string, options: { write?: boo
             else await connection.run(SQL.markRemoved, [JSON.stringify(loadNumbers), removedAt]);
           },
           removedAmong: async (loadNumbers) => new Set((await all<{ load_number: string }>(SQL.removedAmong, [JSON.stringify(loadNumbers)])).map((row) => row.load_number)),
+          ...(writing
+            ? {
+                loadSuspects: async () => (await all<{ load_number: string; seen_at: string }>(SQL.loadSuspects)).map((row) => ({ loadNumber: row.load_number, seenAt: row.seen_at })),
+                async saveSuspects(suspects) {
+                  await inTransaction(async () => {
+                    await connection.run(SQL.clearSuspects);
+                    if (suspects.length > 0) await connection.run(SQL.saveSuspects, [JSON.stringify(suspects)]);
+                  });
+                },
+              }
+            : {}),
         }
       : undefined,
     async close() {
@@ -185,11 +210,14 @@ async function prepareTables(db: DuckConnection, path: string, writing: boolean)
   if (!writing && present.size < 2) throw new CliError(`${path} holds no copy (tables loads and loadfeed_cursor): run \`loadfeed sync --duckdb\` first`);
   const found = (await db.runAndReadAll(SQL.columns)).getRowObjectsJson() as { table: string; name: string; type: string }[];
   refuseMisfits('loads', misfits(found, present));
-  const removedAt = found.some((column) => column.table === 'loads' && column.name === 'removed_at');
-  if (!writing) return removedAt;
+  const has = (name: string) => found.some((column) => column.table === 'loads' && column.name === name);
+  if (!writing) return has('removed_at');
   if (!present.has('loads')) await db.run(SQL.createLoads);
-  // A copy from before removals gains the column; adding a nullable column changes no row.
-  else if (!removedAt) await db.run(SQL.addRemovedAt);
+  // A copy from before removals (or their suspects) gains the column; adding a nullable column changes no row.
+  else {
+    if (!has('removed_at')) await db.run(SQL.addRemovedAt);
+    if (!has('suspected_at')) await db.run(SQL.addSuspectedAt);
+  }
   if (!present.has('loadfeed_cursor')) await db.run(SQL.createCursor);
   return true;
 }

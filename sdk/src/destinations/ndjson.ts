@@ -25,6 +25,12 @@ export const defaultStatePath = (out: string) => `${out}.state.json`;
  */
 export const removedPath = (out: string) => `${out}.removed.ndjson`;
 
+/**
+ * Where `--out` keeps the loads a sync found absent but could not yet make sure of (README "Removals"):
+ * one `{"loadNumber","seenAt"}` line each, for the next run to confirm or clear; replaced whole each time.
+ */
+export const suspectsPath = (out: string) => `${out}.suspects.ndjson`;
+
 export const ndjsonKind: DestinationKind = {
   flag: 'out',
   value: '<file.ndjson>',
@@ -53,7 +59,7 @@ async function openLocked(path: string, statePath: string, writing: boolean, loc
   let dirty = needsCompaction;
   let appender: FileHandle | undefined = needsCompaction || !writing ? undefined : await open(path, 'a');
   const cursorStore = fileCursorStore(statePath);
-  const removed = await readRemoved(removedPath(path));
+  const removed = await readListed(removedPath(path), 'removedAt');
   let removedChanged = false;
   const saveRemoved = async () => {
     await replaceFileWithLines(removedPath(path), [...removed].map(([loadNumber, removedAt]) => JSON.stringify({ loadNumber, removedAt })));
@@ -126,6 +132,11 @@ async function openLocked(path: string, statePath: string, writing: boolean, loc
         await saveRemoved();
       },
       removedAmong: (loadNumbers) => new Set(loadNumbers.filter((loadNumber) => removed.has(loadNumber))),
+      loadSuspects: async () => [...(await readListed(suspectsPath(path), 'seenAt'))].map(([loadNumber, seenAt]) => ({ loadNumber, seenAt })),
+      async saveSuspects(suspects) {
+        if (!writing) throw new Error(`${path} is open for reading only`);
+        await replaceFileWithLines(suspectsPath(path), suspects.map(({ loadNumber, seenAt }) => JSON.stringify({ loadNumber, seenAt })));
+      },
     },
     async close() {
       try {
@@ -169,8 +180,8 @@ async function readExisting(path: string): Promise<{ lines: Map<string, string>;
 }
 
 
-/** The list of removed loads: loadNumber -> removedAt; empty when the file is missing. */
-async function readRemoved(path: string): Promise<Map<string, string>> {
+/** A list of loads beside the copy (removed, or suspects): loadNumber -> the instant in `field`; empty when the file is missing. */
+async function readListed(path: string, field: 'removedAt' | 'seenAt'): Promise<Map<string, string>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -178,11 +189,11 @@ async function readRemoved(path: string): Promise<Map<string, string>> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
     throw error;
   }
-  const removed = new Map<string, string>();
+  const listed = new Map<string, string>();
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    const { loadNumber, removedAt } = JSON.parse(line) as { loadNumber: string; removedAt: string };
-    removed.set(loadNumber, removedAt);
+    const entry = JSON.parse(line) as { loadNumber: string } & Record<typeof field, string>;
+    listed.set(entry.loadNumber, entry[field]);
   }
-  return removed;
+  return listed;
 }

@@ -133,6 +133,8 @@ export async function checkTables(db: Queryable, table: ResolvedTable): Promise<
     if (removed === undefined) upgrades.push(`ALTER TABLE ${table.loads} ADD COLUMN removed_at timestamptz`);
     else if (removed.type !== 'timestamp with time zone') misfits.push({ column: 'removed_at', why: `is ${removed.type}, not timestamptz`, fix: `ALTER TABLE ${table.loads} ALTER COLUMN removed_at TYPE timestamptz USING NULL` });
     else removedAt = true;
+    // When a sync first found the load absent, for the next run to confirm (README "Removals").
+    if (!found.has('suspected_at')) upgrades.push(`ALTER TABLE ${table.loads} ADD COLUMN suspected_at timestamptz`);
     if (found.has('load_number') && !(await uniqueOn(db, table.loads, 'load_number'))) {
       misfits.push({ column: 'load_number', why: 'has no unique index, which the upsert needs', fix: `ALTER TABLE ${table.loads} ADD PRIMARY KEY (load_number)` });
     }

@@ -80,7 +80,8 @@ function statements(names: { loads: string; cursor: string }) {
 CREATE TABLE IF NOT EXISTS ${names.loads} (
   load_number text PRIMARY KEY,
   ${others.map((column) => `${column.column} ${columnType(column)}`).join(',\n  ')},
-  removed_at timestamptz
+  removed_at timestamptz,
+  suspected_at timestamptz
 )`,
     createCursor: `
 CREATE TABLE IF NOT EXISTS ${names.cursor} (
@@ -95,7 +96,8 @@ SELECT ${LOAD_COLUMNS.map((column) => quote(column.field)).join(', ')}
   FROM jsonb_to_recordset($1::jsonb) AS page(${LOAD_COLUMNS.map((column) => `${quote(column.field)} ${column.type}`).join(', ')})
 ON CONFLICT (load_number) DO UPDATE SET
   ${others.map((column) => `${column.column} = excluded.${column.column}`).join(',\n  ')},
-  removed_at = NULL
+  removed_at = NULL,
+  suspected_at = NULL
 WHERE excluded.updated_at >= copy.updated_at`,
     // Removal detection (README "Removals"): counts over loads not marked removed, by pickup date.
     countSpan: `SELECT count(*)::int AS n FROM ${names.loads} WHERE ${IN_SPAN}`,
@@ -104,6 +106,10 @@ WHERE excluded.updated_at >= copy.updated_at`,
     markRemoved: `UPDATE ${names.loads} SET removed_at = $2::timestamptz WHERE removed_at IS NULL AND load_number = ANY ($1::text[])`,
     deleteRemoved: `DELETE FROM ${names.loads} WHERE load_number = ANY ($1::text[])`,
     removedAmong: `SELECT load_number FROM ${names.loads} WHERE removed_at IS NOT NULL AND load_number = ANY ($1::text[])`,
+    loadSuspects: `SELECT load_number, to_char(suspected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS seen_at FROM ${names.loads} WHERE suspected_at IS NOT NULL AND removed_at IS NULL`,
+    clearSuspects: `UPDATE ${names.loads} SET suspected_at = NULL WHERE suspected_at IS NOT NULL`,
+    saveSuspects: `UPDATE ${names.loads} AS copy SET suspected_at = suspect.seen_at
+  FROM unnest($1::text[], $2::timestamptz[]) AS suspect(load_number, seen_at) WHERE copy.load_number = suspect.load_number`,
     saveCursor: `
 INSERT INTO ${names.cursor} AS saved (feed, cursor) VALUES ($1::text, $2::timestamptz)
 ON CONFLICT (feed) DO UPDATE SET cursor = greatest(saved.cursor, excluded.cursor)`,
@@ -137,6 +143,16 @@ export async function openPostgresDestination(options: PostgresDestinationOption
     throw error;
   }
   const sql = statements(table);
+  const inTransaction = async (body: () => Promise<void>) => {
+    await db.query('BEGIN');
+    try {
+      await body();
+      await db.query('COMMIT');
+    } catch (error) {
+      await db.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  };
 
   return {
     async loadCursor() {
@@ -144,15 +160,10 @@ export async function openPostgresDestination(options: PostgresDestinationOption
       return row?.cursor ?? undefined;
     },
     async write(rows: LoadRow[], cursor: string | undefined) {
-      await db.query('BEGIN');
-      try {
+      await inTransaction(async () => {
         if (rows.length > 0) await db.query(sql.upsertPage, [JSON.stringify(rows)]);
         if (cursor !== undefined) await db.query(sql.saveCursor, [table.identity, cursor]);
-        await db.query('COMMIT');
-      } catch (error) {
-        await db.query('ROLLBACK').catch(() => {});
-        throw error;
-      }
+      });
     },
     async readRows(loadNumbers) {
       return (await db.query<LoadRow>(sql.readRows, [loadNumbers])).rows;
@@ -176,6 +187,17 @@ export async function openPostgresDestination(options: PostgresDestinationOption
             else await db.query(sql.markRemoved, [loadNumbers, removedAt]);
           },
           removedAmong: async (loadNumbers) => new Set((await db.query<{ load_number: string }>(sql.removedAmong, [loadNumbers])).rows.map((row) => row.load_number)),
+          ...(options.write ?? true
+            ? {
+                loadSuspects: async () => (await db.query<{ load_number: string; seen_at: string }>(sql.loadSuspects)).rows.map((row) => ({ loadNumber: row.load_number, seenAt: row.seen_at })),
+                async saveSuspects(suspects) {
+                  await inTransaction(async () => {
+                    await db.query(sql.clearSuspects);
+                    if (suspects.length > 0) await db.query(sql.saveSuspects, [suspects.map((suspect) => suspect.loadNumber), suspects.map((suspect) => suspect.seenAt)]);
+                  });
+                },
+              }
+            : {}),
         }
       : undefined,
     async close() {

@@ -9,7 +9,7 @@ import { LOAD_FIELDS } from '@loadfeed/spec';
 import { CliError } from '@loadfeed/spec/cli';
 import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
-import { spanBounds, type PickupSpan, type RemovalCopy } from '../removals/copy.js';
+import { spanBounds, type PickupSpan, type RemovalCopy, type Suspect } from '../removals/copy.js';
 import { importOptional, refuseEphemeralPath, type DestinationKind, type OptionalPackage } from './kind.js';
 import { loadSqlite, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from '../sqlite-driver.js';
 import { lockFile, type FileLock } from './lock-file.js';
@@ -39,10 +39,13 @@ const CREATE_LOADS = `
 CREATE TABLE loads (
   "loadNumber" TEXT PRIMARY KEY NOT NULL,
   ${otherFields.map((field) => `${quote(field)} TEXT`).join(',\n  ')},
-  "removedAt" TEXT
+  "removedAt" TEXT,
+  "suspectedAt" TEXT
 )`;
 /** When the sync found the load gone from the feed (README "Removals"); NULL while the feed serves it. */
 const ADD_REMOVED_AT = 'ALTER TABLE loads ADD COLUMN "removedAt" TEXT';
+/** When a sync first found the load absent, for the next run to confirm (README "Removals"); NULL otherwise. */
+const ADD_SUSPECTED_AT = 'ALTER TABLE loads ADD COLUMN "suspectedAt" TEXT';
 const CREATE_CURSOR = `
 CREATE TABLE loadfeed_sync (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -55,7 +58,8 @@ INSERT INTO loads (${LOAD_FIELDS.map(quote).join(', ')})
 VALUES (${LOAD_FIELDS.map(() => '?').join(', ')})
 ON CONFLICT ("loadNumber") DO UPDATE SET
   ${otherFields.map((field) => `${quote(field)} = excluded.${quote(field)}`).join(',\n  ')},
-  "removedAt" = NULL
+  "removedAt" = NULL,
+  "suspectedAt" = NULL
 WHERE excluded."updatedAt" >= loads."updatedAt"`;
 
 const SAVE_CURSOR = `
@@ -84,6 +88,9 @@ const LIST_SPAN = `SELECT "loadNumber" FROM loads WHERE ${IN_SPAN}`;
 const LATEST_PICKUP = `SELECT max("scheduledPickupDate") AS latest FROM loads WHERE "removedAt" IS NULL`;
 const MARK_REMOVED = `UPDATE loads SET "removedAt" = ? WHERE "removedAt" IS NULL AND "loadNumber" IN (SELECT value FROM json_each(?))`;
 const DELETE_REMOVED = `DELETE FROM loads WHERE "loadNumber" IN (SELECT value FROM json_each(?))`;
+const LOAD_SUSPECTS = `SELECT "loadNumber", "suspectedAt" FROM loads WHERE "suspectedAt" IS NOT NULL AND "removedAt" IS NULL`;
+const CLEAR_SUSPECTS = `UPDATE loads SET "suspectedAt" = NULL WHERE "suspectedAt" IS NOT NULL`;
+const SUSPECT = `UPDATE loads SET "suspectedAt" = ? WHERE "loadNumber" = ?`;
 const REMOVED_AMONG = `SELECT "loadNumber" FROM loads WHERE "removedAt" IS NOT NULL AND "loadNumber" IN (SELECT value FROM json_each(?))`;
 
 const spanParameters = (span: PickupSpan) => {
@@ -126,11 +133,12 @@ function prepareTables(db: SqliteDatabase, path: string, writing: boolean): void
     if (!present.has('loads')) db.exec(CREATE_LOADS);
     if (!present.has('loadfeed_sync')) db.exec(CREATE_CURSOR);
     // A copy from before removals gains the column; adding a nullable column changes no row.
-    if (present.has('loads') && !hasRemovedAt(db)) db.exec(ADD_REMOVED_AT);
+    if (present.has('loads') && !hasColumn(db, 'removedAt')) db.exec(ADD_REMOVED_AT);
+    if (present.has('loads') && !hasColumn(db, 'suspectedAt')) db.exec(ADD_SUSPECTED_AT);
   }
 }
 
-const hasRemovedAt = (db: SqliteDatabase) => (db.prepare(COLUMNS).all('loads') as { name: string }[]).some((column) => column.name === 'removedAt');
+const hasColumn = (db: SqliteDatabase, name: string) => (db.prepare(COLUMNS).all('loads') as { name: string }[]).some((column) => column.name === name);
 
 /**
  * SQLite keeps a value as given in a column of TEXT affinity or none; INTEGER, REAL or NUMERIC affinity
@@ -178,7 +186,7 @@ function copyIn(db: SqliteDatabase, lock: FileLock | undefined): CopyDestination
     if (cursor !== undefined) saveCursor.run(cursor);
   });
   let open = true;
-  const marks = hasRemovedAt(db);
+  const marks = hasColumn(db, 'removedAt');
   const removedAmong = marks ? db.prepare(REMOVED_AMONG) : undefined;
 
   return {
@@ -198,7 +206,7 @@ function copyIn(db: SqliteDatabase, lock: FileLock | undefined): CopyDestination
         after = batch.at(-1)!;
       }
     },
-    ...(removedAmong ? { removals: sqliteRemovals(db, removedAmong) } : {}),
+    ...(removedAmong ? { removals: { ...sqliteRemovals(db, removedAmong), ...(hasColumn(db, 'suspectedAt') ? sqliteSuspects(db) : {}) } } : {}),
     async close() {
       if (open) db.close();
       open = false;
@@ -224,5 +232,18 @@ function sqliteRemovals(db: SqliteDatabase, removedAmong: SqliteStatement): Remo
       else mark.run(removedAt, JSON.stringify(loadNumbers));
     },
     removedAmong: (loadNumbers) => new Set((removedAmong.all(JSON.stringify(loadNumbers)) as { loadNumber: string }[]).map((row) => row.loadNumber)),
+  };
+}
+
+/** The suspects a run leaves for the next (README "Removals"), on their rows: a write of the row clears one. */
+function sqliteSuspects(db: SqliteDatabase): Required<Pick<RemovalCopy, 'loadSuspects' | 'saveSuspects'>> {
+  const [load, clear, suspect] = [LOAD_SUSPECTS, CLEAR_SUSPECTS, SUSPECT].map((sql) => db.prepare(sql)) as [SqliteStatement, SqliteStatement, SqliteStatement];
+  const save = db.transaction((suspects: readonly Suspect[]) => {
+    clear.run();
+    for (const { loadNumber, seenAt } of suspects) suspect.run(seenAt, loadNumber);
+  });
+  return {
+    loadSuspects: () => (load.all() as { loadNumber: string; suspectedAt: string }[]).map((row) => ({ loadNumber: row.loadNumber, seenAt: row.suspectedAt })),
+    saveSuspects: (suspects) => void save(suspects),
   };
 }

@@ -40,7 +40,7 @@ export function readSqlite(path: string): { loads: Load[]; cursor: string | unde
   const db = new Database(path, { readonly: true });
   try {
     return {
-      loads: (db.prepare('SELECT * FROM loads ORDER BY "loadNumber"').all() as (Load & { removedAt?: unknown })[]).map(({ removedAt: _marker, ...load }) => load),
+      loads: (db.prepare('SELECT * FROM loads ORDER BY "loadNumber"').all() as (Load & { removedAt?: unknown; suspectedAt?: unknown })[]).map(({ removedAt: _marker, suspectedAt: _suspect, ...load }) => load),
       cursor: (db.prepare('SELECT cursor FROM loadfeed_sync WHERE id = 1').get() as { cursor: string } | undefined)?.cursor,
     };
   } finally {
@@ -90,7 +90,7 @@ export async function readPostgres(url: string, table: string): Promise<{ loads:
       (row) =>
         Object.fromEntries(
           Object.entries(row)
-            .filter(([column]) => column !== 'removed_at')
+            .filter(([column]) => column !== 'removed_at' && column !== 'suspected_at')
             .map(([column, value]) => [camelCase(column), value instanceof Date ? value.toISOString() : value]),
         ) as Load,
     );
@@ -194,7 +194,7 @@ export async function readDuckdb(path: string): Promise<{ loads: Load[]; cursor:
   return withDuckdb(path, false, async (run) => {
     const columns = await run(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = 'loads' ORDER BY ordinal_position`);
     const select = columns
-      .filter(({ name }) => name !== 'removed_at')
+      .filter(({ name }) => name !== 'removed_at' && name !== 'suspected_at')
       .map(({ name, type }) => (type === 'TIMESTAMP WITH TIME ZONE' ? `strftime(${name} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%g') || 'Z' AS ${name}` : String(name)))
       .join(', ');
     const rows = await run(`SELECT ${select} FROM loads ORDER BY load_number`);

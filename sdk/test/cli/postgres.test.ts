@@ -48,6 +48,8 @@ describe('loadfeed sync --postgres', () => {
       ...LOAD_COLUMNS.map((column) => ({ column_name: column.column, data_type: typeName[column.type], is_nullable: column.notNull ? 'NO' : 'YES' })),
       // When the sync found the load gone from the feed (README "Removals").
       { column_name: 'removed_at', data_type: 'timestamp with time zone', is_nullable: 'YES' },
+      // When a sync first found it absent, for the next run to confirm.
+      { column_name: 'suspected_at', data_type: 'timestamp with time zone', is_nullable: 'YES' },
     ]);
     const primaryKey = await withClient(async (client) =>
       (

@@ -30,7 +30,8 @@ describe('loadfeed sync --json', () => {
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as SyncReport;
     const served = await customer.served();
-    expect(report).toMatchObject({ stopped: 'end-of-feed', exitCode: 0, rows: 12, requests: 1, cursor: served.at(-1)!.updatedAt, pageSize: 100 });
+    // One page, and the count of the pickup range the copy is compared with (README "Removals").
+    expect(report).toMatchObject({ stopped: 'end-of-feed', exitCode: 0, rows: 12, requests: 2, removed: 0, removalsPending: 0, recovered: 0, cursor: served.at(-1)!.updatedAt, pageSize: 100 });
     expect(report.seconds).toBeGreaterThanOrEqual(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
   });
@@ -82,7 +83,7 @@ describe('loadfeed sync --json', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('loadfeed: the deployment refused pageSize=1000 (400: Invalid query parameters); asking for 100 a page instead\n');
-    expect(JSON.parse(result.stdout)).toMatchObject({ stopped: 'end-of-feed', rows: 6, requests: 2, pageSize: 100 });
+    expect(JSON.parse(result.stdout)).toMatchObject({ stopped: 'end-of-feed', rows: 6, requests: 3, pageSize: 100 });
     expect((await destination.read(file)).loads).toHaveLength(6);
   });
 

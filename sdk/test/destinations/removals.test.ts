@@ -108,6 +108,7 @@ describe.each(CASES)('removals in $name', ({ open: make }) => {
   });
 });
 
+// Such a copy has neither removedAt nor suspectedAt: it gains both.
 describe('a copy made before removals', () => {
   it('SQLite: gains its removedAt column on the next run, every row kept and unmarked', async () => {
     const path = join(scratch.path, 'old.db');
@@ -117,6 +118,7 @@ describe('a copy made before removals', () => {
     const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; prepare(sql: string): { all(): unknown[] }; close(): void };
     const db = new Database(path);
     db.exec('ALTER TABLE loads DROP COLUMN "removedAt"');
+    db.exec('ALTER TABLE loads DROP COLUMN "suspectedAt"');
     db.close();
     setup.mock.remove(['L000020']);
     expect(await syncInto(open, setup)).toMatchObject({ removed: 1 });
@@ -134,7 +136,7 @@ describe('a copy made before removals', () => {
     const client = new pg.Client({ connectionString });
     await client.connect();
     try {
-      await client.query(`ALTER TABLE ${table} DROP COLUMN removed_at`);
+      await client.query(`ALTER TABLE ${table} DROP COLUMN removed_at, DROP COLUMN suspected_at`);
       // verify only reads: an old copy still verifies, with nothing marked.
       expect(await verify(open, setup)).toMatchObject({ complete: true, removed: 0 });
       setup.mock.remove(['L000020']);
@@ -154,6 +156,7 @@ describe('a copy made before removals', () => {
     const instance = await DuckDBInstance.create(path);
     const connection = await instance.connect();
     await connection.run('ALTER TABLE loads DROP COLUMN removed_at');
+    await connection.run('ALTER TABLE loads DROP COLUMN suspected_at');
     connection.closeSync();
     instance.closeSync();
     setup.mock.remove(['L000020']);
