@@ -1,6 +1,6 @@
 // A range the comparison reads in full (too many differences to bisect) is read in parts the copy's own
-// counts split, so that the loadNumbers it holds at once stay bounded: at 100 a page, at most 20,000 of
-// the copy's loads a part. The counts go to the mock API; the reads are answered from its loads directly (a key walk of
+// counts split, so that the loadNumbers it holds at once stay bounded: at most readPartLoads of the
+// copy's loads a part (250,000 by default; 20,000 here, so that the test holds 45,000 loads, not 500,000). The counts go to the mock API; the reads are answered from its loads directly (a key walk of
 // 45,000 rows through the mock is what removals.test.ts does at smaller sizes).
 import { lowerBoundMs, parseInstant, upperBoundMs } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,7 @@ describe('reading a large range for removals', () => {
       filters: {},
       pageSize: 100,
       call: {},
+      readPartLoads: 20_000,
       cursor: () => undefined,
       read: async (filters) => new Set(setup.mock.loads().filter((load) => within(load.scheduledPickupDate, filters)).map((load) => load.loadNumber)),
     });

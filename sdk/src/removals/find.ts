@@ -28,6 +28,8 @@ export interface FindOptions {
   /** The copy's cursor now: rows stamped after it may be writes since the walk, not rows it missed. */
   cursor(): string | undefined;
   call: CallOptions;
+  /** The most of the copy's loads one read compares at once (READ_PART_LOADS unless given). */
+  readPartLoads?: number;
 }
 
 export interface Comparison {
@@ -45,10 +47,12 @@ export interface Comparison {
 
 /**
  * The most loads of the copy one read compares at once: a larger range is read in parts the copy's own
- * counts split, so that the loadNumbers held in memory stay bounded. A part is at least 100 pages, so
- * that the part's last page, not full, costs about 1% more than one read of the whole.
+ * counts split, so that the loadNumbers held in memory stay bounded (250,000 of them are some 20 MB). Each
+ * part's last page is not full and costs a request more than one read of the whole, so a part is large:
+ * a customer of a few hundred thousand loads is read in one, at a full read and no more, and one of 1.5M
+ * in six, six requests more than a full read of 15,000 pages.
  */
-const readPart = (pageSize: number) => Math.max(20_000, 100 * pageSize);
+export const READ_PART_LOADS = 250_000;
 
 /** Slack on the server's time, for the clocks that draw the window: the instance's, the database's, ours, Date's whole seconds. */
 const CLOCK_SLACK_MS = 60 * 60_000;
@@ -83,7 +87,7 @@ type Pursuit = 'fewer' | 'any';
 
 /** The comparison's requests and findings, shared by the pass after the walk and the one after the catch-up. */
 function comparer(options: FindOptions, watched: ReadonlySet<string> = new Set()) {
-  const { client, copy, pageSize, read, call } = options;
+  const { client, copy, pageSize, read, call, readPartLoads = READ_PART_LOADS } = options;
   const { pickupFrom: _from, pickupTo: _to, ...filters } = options.filters;
   const from = comparedFrom(client.serverNow());
   const top = filteredRange(options.filters, from);
@@ -122,9 +126,9 @@ function comparer(options: FindOptions, watched: ReadonlySet<string> = new Set()
     for (const loadNumber of watched) if (served.has(loadNumber)) found.served.add(loadNumber);
   }
 
-  /** Reads a range, in parts of at most readPart of the copy's loads, split where the copy's counts say. */
+  /** Reads a range, in parts of at most readPartLoads of the copy's loads, split where the copy's counts say. */
   async function readRange(range: PickupRange, mine: number): Promise<void> {
-    const halves = mine > readPart(pageSize) ? splitRange(range, latestMs) : undefined;
+    const halves = mine > readPartLoads ? splitRange(range, latestMs) : undefined;
     if (halves === undefined) return readSpan(range, rangeParams(range));
     const first = await copy.countLoads(halves[0]);
     await readRange(halves[0], first);
