@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUT_OFF_INDEXES } from '../../src/db/cut-off-indexes.js';
 import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
 import { choosePageStatement, feedParameters } from '../../src/loads/list.js';
 import { COUNTED_PAGE_SQL } from '../../src/loads/list-statements.js';
@@ -90,20 +91,26 @@ SELECT l.id FROM feed_loads($1::bigint, $2::timestamptz, NULL, NULL, NULL, NULL,
     expect((await planNodes(app.pool, byStatus.sql, byStatus.values)).filter((node) => node['Index Name'] === status).map((node) => node['Node Type'])).toEqual(['Index Only Scan']);
   });
 
-  it('is made again from sql/indexes/loads_feed_since.sql when the index there is not what the file makes', async () => {
-    const [current] = await feedIndexes();
+  it.each(CUT_OFF_INDEXES.map((index) => [index.file, index] as const))('is made again from sql/indexes/%s when the index there is not what the file makes', async (file, index) => {
+    const { rows: versions } = await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE $1::text", [
+      `${index.prefix.replaceAll('_', '\\_')}%`,
+    ]);
+    expect(versions).toHaveLength(1);
+    const current = versions[0]!.name;
     const definition = async () => (await app.pool.query<{ d: string }>('SELECT pg_get_indexdef($1::regclass) AS d', [current])).rows[0]!.d;
     const made = await definition();
     // An index of an older definition under today's name: no INCLUDE columns.
     await app.pool.query(`DROP INDEX ${current}`);
     await app.pool.query(made.replace(/ INCLUDE \([^)]*\)/, ''));
     expect(await definition()).not.toBe(made);
-    const [year, month] = current!.slice('loads_feed_since_'.length).split('_').map(Number);
+    const [year, month] = current.slice(index.prefix.length).split('_').map(Number);
     const now = new Date(Date.UTC(year!, month! - 1 + 13, 2));
-    expect(await keepFeedIndexCurrent(app.pool, now)).toMatchObject({ current, rebuilt: true });
+    const renewed = await keepFeedIndexCurrent(app.pool, now);
+    expect(renewed.indexes.map((each) => [each.file, each.rebuilt])).toEqual(CUT_OFF_INDEXES.map((each) => [each.file, each.file === file]));
+    expect(renewed.indexes.find((each) => each.file === file)?.current).toBe(current);
     expect(await definition()).toBe(made);
-    expect(await feedIndexes()).toEqual([current]);
-    expect(await keepFeedIndexCurrent(app.pool, now)).toMatchObject({ current, rebuilt: false });
+    expect((await app.pool.query('SELECT 1 FROM pg_indexes WHERE indexname LIKE $1::text', [`${index.prefix.replaceAll('_', '\\_')}%`])).rowCount).toBe(1);
+    expect((await keepFeedIndexCurrent(app.pool, now)).indexes.some((each) => each.rebuilt)).toBe(false);
   });
 
   it('cancels a renewal under way when asked (a server stopping), and the next run replaces what it left', async () => {
