@@ -59,6 +59,7 @@ describe('a filtered page on a customer whose matches are stamped last', () => {
     const seeder = new pg.Client({ connectionString: database.url });
     await seeder.connect();
     try {
+      await seeder.query("SELECT set_config('statement_timeout', '0', false)");
       // Two years of history before the window, completed or cancelled, stamped first: kept in the table,
       // out of every feed.
       await seeder.query(
