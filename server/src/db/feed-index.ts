@@ -61,7 +61,7 @@ export interface UpkeepOptions {
   signal?: AbortSignal;
 }
 
-/** A version of a cut-off index there: its name, and the index it is a version of. */
+/** The version of a cut-off index that `now` asks for: the index, and its name with the cutoff. */
 interface Wanted {
   index: CutOffIndex;
   name: string;
