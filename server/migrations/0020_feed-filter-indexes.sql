@@ -9,13 +9,25 @@
 -- writes, with CREATE INDEX CONCURRENTLY and the same definitions (server/DESIGN.md, "Upgrade notes"
 -- gives the commands): an index that is there and valid is kept without touching loads (no lock on it),
 -- and one that a concurrent build left invalid (it failed or was cancelled) is built again.
+-- The status index's predicate holds a cutoff, the feed index's (migration 0002), and its name carries it:
+-- any valid version there is kept (the server moves it to the month's cutoff, src/db/feed-index.ts), and
+-- invalid ones go.
 DO $$
+DECLARE
+  cutoff date := date_trunc('month', now() AT TIME ZONE 'UTC' - interval '13 months')::date;
+  left_over text;
 BEGIN
-  IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_status') AND indisvalid) THEN
-    DROP INDEX IF EXISTS loads_feed_status;
-    CREATE INDEX loads_feed_status ON loads (customer_id, status, updated_at, id)
-      INCLUDE (scheduled_pickup_date, scheduled_delivery_date)
-      WHERE scheduled_pickup_date IS NOT NULL;
+  IF NOT EXISTS (SELECT FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+                  WHERE i.indrelid = 'loads'::regclass AND i.indisvalid AND c.relname LIKE 'loads\_feed\_status\_%') THEN
+    FOR left_over IN SELECT c.relname FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+                      WHERE i.indrelid = 'loads'::regclass AND c.relname LIKE 'loads\_feed\_status\_%' LOOP
+      EXECUTE format('DROP INDEX %I', left_over);
+    END LOOP;
+    EXECUTE format(
+      'CREATE INDEX %I ON loads (customer_id, status, updated_at, id) INCLUDE (scheduled_pickup_date, scheduled_delivery_date) WHERE scheduled_pickup_date >= %L::timestamptz',
+      'loads_feed_status_' || to_char(cutoff, 'YYYY_MM_DD'),
+      to_char(cutoff, 'YYYY-MM-DD') || 'T00:00:00Z'
+    );
   END IF;
   IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_pickup') AND indisvalid) THEN
     DROP INDEX IF EXISTS loads_feed_pickup;
@@ -35,4 +47,13 @@ $$;
 -- Down Migration
 DROP INDEX IF EXISTS loads_feed_delivery;
 DROP INDEX IF EXISTS loads_feed_pickup;
-DROP INDEX IF EXISTS loads_feed_status;
+DO $$
+DECLARE
+  version text;
+BEGIN
+  FOR version IN SELECT c.relname FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+                  WHERE i.indrelid = 'loads'::regclass AND c.relname LIKE 'loads\_feed\_status\_%' LOOP
+    EXECUTE format('DROP INDEX %I', version);
+  END LOOP;
+END
+$$;

@@ -147,14 +147,16 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   return server;
 }
 
-/** While the server listens, renews the feed index when the window has moved on (src/db/feed-index.ts). */
+/** While the server listens, renews the cut-off indexes (the feed's, the status filter's) when the window has moved on (src/db/feed-index.ts). */
 function keepFeedIndexFresh(server: Hapi.Server, pool: pg.Pool, clock: Clock, logger: Logger): void {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopping = new AbortController();
   const check = () => {
     running = keepFeedIndexCurrent(pool, clock(), { signal: stopping.signal }).then(
-      ({ current, rebuilt }) => rebuilt && logger.info({ index: current }, 'feed index renewed'),
+      ({ indexes }) => {
+        for (const { current, rebuilt } of indexes) if (rebuilt) logger.info({ index: current }, 'feed index renewed');
+      },
       (error: unknown) =>
         stopping.signal.aborted || logger.warn({ err: error }, 'feed index upkeep failed; the next check retries'),
     );

@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { CUT_OFF_INDEXES } from './cut-off-indexes.js';
 import { catalogRecord, driftOf, recordedRendering, renderingsOf, type DefinitionDrift } from './definition-catalog.js';
 
 export const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
@@ -37,11 +38,11 @@ export function repeatableDefinitions(dir: string = SQL_DIR): SqlDefinition[] {
     .map((name) => definitionOf(dir, name));
 }
 
-/** The fixed definitions: types and indexes, but the feed index, which src/db/feed-index.ts keeps. */
+/** The fixed definitions: types and indexes, but the cut-off indexes, which src/db/feed-index.ts keeps. */
 export function fixedDefinitions(dir: string = SQL_DIR): SqlDefinition[] {
   return ['types', 'indexes'].flatMap((folder) =>
     readdirSync(join(dir, folder))
-      .filter((file) => file.endsWith('.sql') && file !== 'loads_feed_since.sql')
+      .filter((file) => file.endsWith('.sql') && !CUT_OFF_INDEXES.some((index) => index.file === file))
       .sort()
       .map((file) => definitionOf(dir, `${folder}/${file}`)),
   );

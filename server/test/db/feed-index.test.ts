@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUT_OFF_INDEXES } from '../../src/db/cut-off-indexes.js';
 import { feedIndexCutoff, keepFeedIndexCurrent } from '../../src/db/feed-index.js';
-import { feedParameters } from '../../src/loads/list.js';
+import { choosePageStatement, feedParameters } from '../../src/loads/list.js';
 import { COUNTED_PAGE_SQL } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { startApp, type TestApp } from '../support/app.js';
@@ -14,6 +15,11 @@ describe('the feed index', () => {
 
   const feedIndexes = async () =>
     (await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE 'loads_feed_since_%' ORDER BY 1")).rows.map(
+      (row) => row.name,
+    );
+
+  const statusIndexes = async () =>
+    (await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE 'loads\\_feed\\_status\\_%' ORDER BY 1")).rows.map(
       (row) => row.name,
     );
 
@@ -62,31 +68,49 @@ SELECT l.id FROM feed_loads($1::bigint, $2::timestamptz, NULL, NULL, NULL, NULL,
 
   it('is renewed with a later cutoff as the window moves, the old one dropped, without an operator', async () => {
     const [before] = await feedIndexes();
-    expect(await keepFeedIndexCurrent(app.pool, new Date())).toEqual({ current: before, rebuilt: false });
+    const [statusBefore] = await statusIndexes();
+    expect(statusBefore).toBe(before!.replace('loads_feed_since_', 'loads_feed_status_'));
+    expect(await keepFeedIndexCurrent(app.pool, new Date())).toMatchObject({ current: before, rebuilt: false });
     const later = new Date(Date.now() + 62 * 86_400_000);
     const renewed = await keepFeedIndexCurrent(app.pool, later);
     expect(renewed.rebuilt).toBe(true);
     expect(renewed.current > before!).toBe(true);
     expect(await feedIndexes()).toEqual([renewed.current]);
-    // Still used: the queries' cutoff on that later day implies the new predicate.
-    const parameters = [...feedParameters({ customerId: await acmeId(app), windowStart: feedWindowStart(later), settledThrough: later.toISOString() }, { page: 1, pageSize: 100 }), 1, 100];
+    // The status index moves with it, to the same cutoff.
+    const status = renewed.current.replace('loads_feed_since_', 'loads_feed_status_');
+    expect(renewed.indexes).toEqual([
+      { file: 'loads_feed_since.sql', current: renewed.current, rebuilt: true },
+      { file: 'loads_feed_status.sql', current: status, rebuilt: true },
+    ]);
+    expect(await statusIndexes()).toEqual([status]);
+    // Still used: the queries' cutoff on that later day implies the new predicates.
+    const scope = { customerId: await acmeId(app), windowStart: feedWindowStart(later), settledThrough: later.toISOString() };
+    const parameters = [...feedParameters(scope, { page: 1, pageSize: 100 }), 1, 100];
     expect((await planNodes(app.pool, COUNTED_PAGE_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
+    const byStatus = choosePageStatement(scope, { page: 1, pageSize: 100, statuses: ['Delivered'] }, undefined);
+    expect((await planNodes(app.pool, byStatus.sql, byStatus.values)).filter((node) => node['Index Name'] === status).map((node) => node['Node Type'])).toEqual(['Index Only Scan']);
   });
 
-  it('is made again from sql/indexes/loads_feed_since.sql when the index there is not what the file makes', async () => {
-    const [current] = await feedIndexes();
+  it.each(CUT_OFF_INDEXES.map((index) => [index.file, index] as const))('is made again from sql/indexes/%s when the index there is not what the file makes', async (file, index) => {
+    const { rows: versions } = await app.pool.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'loads' AND indexname LIKE $1::text", [
+      `${index.prefix.replaceAll('_', '\\_')}%`,
+    ]);
+    expect(versions).toHaveLength(1);
+    const current = versions[0]!.name;
     const definition = async () => (await app.pool.query<{ d: string }>('SELECT pg_get_indexdef($1::regclass) AS d', [current])).rows[0]!.d;
     const made = await definition();
     // An index of an older definition under today's name: no INCLUDE columns.
     await app.pool.query(`DROP INDEX ${current}`);
     await app.pool.query(made.replace(/ INCLUDE \([^)]*\)/, ''));
     expect(await definition()).not.toBe(made);
-    const [year, month] = current!.slice('loads_feed_since_'.length).split('_').map(Number);
+    const [year, month] = current.slice(index.prefix.length).split('_').map(Number);
     const now = new Date(Date.UTC(year!, month! - 1 + 13, 2));
-    expect(await keepFeedIndexCurrent(app.pool, now)).toEqual({ current, rebuilt: true });
+    const renewed = await keepFeedIndexCurrent(app.pool, now);
+    expect(renewed.indexes.map((each) => [each.file, each.rebuilt])).toEqual(CUT_OFF_INDEXES.map((each) => [each.file, each.file === file]));
+    expect(renewed.indexes.find((each) => each.file === file)?.current).toBe(current);
     expect(await definition()).toBe(made);
-    expect(await feedIndexes()).toEqual([current]);
-    expect(await keepFeedIndexCurrent(app.pool, now)).toEqual({ current, rebuilt: false });
+    expect((await app.pool.query('SELECT 1 FROM pg_indexes WHERE indexname LIKE $1::text', [`${index.prefix.replaceAll('_', '\\_')}%`])).rowCount).toBe(1);
+    expect((await keepFeedIndexCurrent(app.pool, now)).indexes.some((each) => each.rebuilt)).toBe(false);
   });
 
   it('cancels a renewal under way when asked (a server stopping), and the next run replaces what it left', async () => {

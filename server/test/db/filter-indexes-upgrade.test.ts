@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUT_OFF_INDEXES } from '../../src/db/cut-off-indexes.js';
+import { cutOffIndexStatement } from '../../src/db/feed-index.js';
 import { migrateSchema } from '../../src/db/migrate.js';
 import { applySqlDefinitions, repeatableDefinitions } from '../../src/db/sql-definitions.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
@@ -14,23 +16,29 @@ import { useTestDatabase } from '../../src/testing/vitest.js';
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const INDEXES = fileURLToPath(new URL('../../sql/indexes/', import.meta.url));
 const DESIGN = fileURLToPath(new URL('../../DESIGN.md', import.meta.url));
+/** The filter indexes, the status index by its name without the cutoff it carries. */
 const FILTER_INDEXES = ['loads_feed_status', 'loads_feed_pickup', 'loads_feed_delivery'];
-/** The statements DESIGN.md gives an operator to run before migrating. */
+const STATUS_INDEX = CUT_OFF_INDEXES.find((index) => index.file === 'loads_feed_status.sql')!;
+/** The statements DESIGN.md gives an operator to run before migrating, the cutoff's date still to be written in. */
 const PRE_BUILDS = readFileSync(DESIGN, 'utf8').match(/CREATE INDEX CONCURRENTLY [^;]+;/g) ?? [];
+/** An index's name without the cutoff it may carry. */
+const filterIndexOf = (name: string) => name.replace(/_\d{4}_\d{2}_\d{2}$/, '');
 
 describe('migration 0020 on indexes built first', () => {
   const database = useTestDatabase();
   let client: pg.Client;
   const oids = new Map<string, number>();
 
-  async function indexes(): Promise<Map<string, { oid: number; valid: boolean; definition: string }>> {
+  /** The filter indexes there, by FILTER_INDEXES' names. */
+  async function indexes(): Promise<Map<string, { name: string; oid: number; valid: boolean; definition: string }>> {
     const { rows } = await client.query<{ name: string; oid: number; valid: boolean; definition: string }>(
       `SELECT c.relname AS name, c.oid::integer AS oid, i.indisvalid AS valid, pg_get_indexdef(c.oid) AS definition
          FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
-        WHERE c.relname = ANY ($1::text[])`,
+        WHERE c.relname = ANY ($1::text[]) OR c.relname LIKE 'loads\\_feed\\_status\\_%'`,
       [FILTER_INDEXES],
     );
-    return new Map(rows.map(({ name, ...index }) => [name, index]));
+    expect(new Set(rows.map((row) => filterIndexOf(row.name))).size, rows.map((row) => row.name).join()).toBe(rows.length);
+    return new Map(rows.map((index) => [filterIndexOf(index.name), index]));
   }
 
   beforeAll(async () => {
@@ -56,8 +64,13 @@ describe('migration 0020 on indexes built first', () => {
 
   it('gives one command a filter index, each building what server/sql/indexes/ defines', async () => {
     expect(PRE_BUILDS).toHaveLength(FILTER_INDEXES.length);
-    for (const statement of PRE_BUILDS) await client.query(statement);
+    // The date an operator writes in: the feed index's, which the earlier migrations made.
+    const { rows: feedIndex } = await client.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE 'loads\\_feed\\_since\\_%'");
+    expect(feedIndex).toHaveLength(1);
+    const date = feedIndex[0]!.name.slice('loads_feed_since_'.length);
+    for (const statement of PRE_BUILDS) await client.query(statement.replaceAll('YYYY_MM_DD', date).replaceAll('YYYY-MM-DD', date.replaceAll('_', '-')));
     const built = await indexes();
+    expect(built.get('loads_feed_status')?.name).toBe(`loads_feed_status_${date}`);
     for (const name of FILTER_INDEXES) {
       const index = built.get(name)!;
       expect(index.valid).toBe(true);
@@ -66,8 +79,8 @@ describe('migration 0020 on indexes built first', () => {
       await client.query('BEGIN');
       try {
         await client.query('CREATE TEMPORARY TABLE loads (LIKE loads) ON COMMIT DROP');
-        await client.query(readFileSync(`${INDEXES}${name}.sql`, 'utf8'));
-        const { rows } = await client.query<{ definition: string }>(`SELECT pg_get_indexdef(format('pg_temp.%I', $1::text)::regclass) AS definition`, [name]);
+        await client.query(name === 'loads_feed_status' ? cutOffIndexStatement(STATUS_INDEX, index.name) : readFileSync(`${INDEXES}${name}.sql`, 'utf8'));
+        const { rows } = await client.query<{ definition: string }>(`SELECT pg_get_indexdef(format('pg_temp.%I', $1::text)::regclass) AS definition`, [index.name]);
         const body = (definition: string) => definition.replace(/^CREATE INDEX \S+ ON \S+ /, '');
         expect(body(index.definition)).toBe(body(rows[0]!.definition));
       } finally {
@@ -98,7 +111,7 @@ describe('migration 0020 on indexes built first', () => {
 
   it('builds again an index that a failed concurrent build left invalid', async () => {
     // What a CREATE INDEX CONCURRENTLY that failed or was cancelled leaves: an index marked invalid.
-    await client.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'loads_feed_status'::regclass");
+    await client.query('UPDATE pg_index SET indisvalid = false WHERE indexrelid = $1::regclass', [(await indexes()).get('loads_feed_status')!.name]);
     await client.query("DELETE FROM pgmigrations WHERE name = '0020_feed-filter-indexes'");
     expect((await migrateSchema(database.url)).migrations).toEqual(['0020_feed-filter-indexes']);
     const after = await indexes();
