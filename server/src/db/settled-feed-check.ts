@@ -22,6 +22,10 @@ export const FEED_TRIGGERS = [
   'loads_bump_feed_versions_changed',
   'loads_bump_feed_versions_deleted',
   'loads_bump_feed_versions_truncated',
+  'loads_count_inserted',
+  'loads_count_changed',
+  'loads_count_deleted',
+  'loads_count_truncated',
 ];
 
 const TRIGGER_MODES: Record<string, string> = {
