@@ -1,6 +1,8 @@
--- The loads' counts by customer, UTC pickup day and status (migrations/0021_feed-counts.sql), kept on
--- every write that moves a load between buckets (triggers/loads.loads_count_*.sql): the bucket it leaves
--- gets -1, the one it enters +1, appended to feed_count_changes in the writer's own transaction. Appended,
+-- The loads' counts by customer, UTC pickup day and status (migrations/0021_feed-counts.sql), kept row by
+-- row for an update that moves a load between buckets (triggers/loads.loads_count_changed.sql), and for
+-- inserts and deletes in replica mode (loads_count_*_replicated; in the default mode, statement triggers
+-- count them: count_inserted_feed_loads.sql): the bucket a load leaves gets -1, the one it enters +1,
+-- appended to feed_count_changes in the writer's own transaction. Appended,
 -- never updated in place: writers of one customer and day would otherwise wait for each other's counter
 -- row until commit, and could deadlock taking two in opposite orders. A load without a pickup date is in
 -- no bucket: it is never in the window. `SET search_path`: logical replication's apply worker runs with an

@@ -1,5 +1,7 @@
--- A deleted load leaves its bucket (function count_feed_loads). ALWAYS, as every trigger on loads.
+-- A statement's deleted loads leave their buckets (function count_deleted_feed_loads), in the default
+-- mode; loads_count_deleted_replicated does it in replica mode.
 CREATE OR REPLACE TRIGGER loads_count_deleted
   AFTER DELETE ON loads
-  FOR EACH ROW WHEN (OLD.scheduled_pickup_date IS NOT NULL) EXECUTE FUNCTION count_feed_loads();
-ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_count_deleted;
+  REFERENCING OLD TABLE AS deleted_loads
+  FOR EACH STATEMENT EXECUTE FUNCTION count_deleted_feed_loads();
+ALTER TABLE loads ENABLE TRIGGER loads_count_deleted;

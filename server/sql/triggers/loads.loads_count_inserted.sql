@@ -1,7 +1,9 @@
--- A new load is counted in its customer's, pickup day's and status's bucket (function count_feed_loads).
--- ALWAYS, as every trigger on loads (triggers/loads.loads_keep_updated_at.sql): logical replication's apply
--- worker fires row triggers, and counts what it writes like any other write.
+-- A statement's new loads are counted in their buckets (function count_inserted_feed_loads), in the
+-- default mode (ENABLE, not ALWAYS): in replica mode, where statement triggers never fire in the apply
+-- worker, loads_count_inserted_replicated counts them row by row, so exactly one of the two fires in
+-- any session. src/db/settled-feed-check.ts refuses to serve unless both are in these modes.
 CREATE OR REPLACE TRIGGER loads_count_inserted
   AFTER INSERT ON loads
-  FOR EACH ROW WHEN (NEW.scheduled_pickup_date IS NOT NULL) EXECUTE FUNCTION count_feed_loads();
-ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_count_inserted;
+  REFERENCING NEW TABLE AS inserted_loads
+  FOR EACH STATEMENT EXECUTE FUNCTION count_inserted_feed_loads();
+ALTER TABLE loads ENABLE TRIGGER loads_count_inserted;

@@ -1,8 +1,9 @@
 // The counters' count (sql/functions/feed_count.sql, read by the statements of count-statements.ts) is
 // exactly count(*) of the page's own query, feed_loads($1), in one snapshot, whatever has written: random
 // inserts, status and pickup changes (across UTC days and within one), loads moved to another customer,
-// deletes, updates that move no count, TRUNCATE, folds of the changes, and writers held open (uncommitted)
-// across the counts, then committed or rolled back. Each count is checked inside one REPEATABLE READ
+// deletes, upserts, updates that move no count, TRUNCATE, folds of the changes, writes in replica mode (as
+// logical replication's apply worker writes: row triggers count them, not statement triggers), and
+// writers held open (uncommitted) across the counts, then committed or rolled back. Each count is checked inside one REPEATABLE READ
 // transaction, both statements in its snapshot, with a write committed between them; for no filter,
 // status sets, pickup ranges whose bounds fall on midnight or inside a day, both, and settled horizons
 // that leave out the latest stamps.
@@ -29,24 +30,34 @@ const pickupArbitrary = fc
   .record({ day: fc.integer({ min: -3, max: 6 }), minute: fc.oneof(fc.constant(0), fc.constant(1439), fc.nat(1439)) })
   .map(({ day, minute }) => new Date(WINDOW_START + day * DAY + minute * 60_000).toISOString());
 
-type Write =
-  | { kind: 'insert'; customer: number; status: LoadStatus; pickup: string }
+type Write = (
+  | { kind: 'insert'; customer: number; status: LoadStatus; pickup: string; copies: number }
+  | { kind: 'upsert'; customer: number; loadNumber: number; status: LoadStatus; pickup: string }
   | { kind: 'status'; load: number; status: LoadStatus }
   | { kind: 'pickup'; load: number; pickup: string | null }
   | { kind: 'move'; load: number; customer: number }
-  | { kind: 'delete'; load: number }
+  | { kind: 'delete'; load: number; loads: number }
   | { kind: 'untouched'; load: number }
-  | { kind: 'truncate' };
+  | { kind: 'truncate' }
+) & {
+  /** Written in session_replication_role replica, as logical replication's apply worker writes: row triggers count it. */
+  replica: boolean;
+};
 
-const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('insert' as const), customer: fc.nat(CUSTOMERS - 1), status: fc.constantFrom(...STATUSES), pickup: pickupArbitrary }) },
+const writeKindArbitrary = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('insert' as const), customer: fc.nat(CUSTOMERS - 1), status: fc.constantFrom(...STATUSES), pickup: pickupArbitrary, copies: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('upsert' as const), customer: fc.nat(CUSTOMERS - 1), loadNumber: fc.nat(LOADS * 2), status: fc.constantFrom(...STATUSES), pickup: pickupArbitrary }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), load: fc.nat(LOADS * 2), status: fc.constantFrom(...STATUSES) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('pickup' as const), load: fc.nat(LOADS * 2), pickup: fc.option(pickupArbitrary, { freq: 8 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('move' as const), load: fc.nat(LOADS * 2), customer: fc.nat(CUSTOMERS - 1) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), load: fc.nat(LOADS * 2) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), load: fc.nat(LOADS * 2), loads: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('untouched' as const), load: fc.nat(LOADS * 2) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'truncate' as const }) },
 );
+
+const writeArbitrary: fc.Arbitrary<Write> = fc
+  .tuple(writeKindArbitrary, fc.nat(3).map((draw) => draw === 0))
+  .map(([write, replica]) => ({ ...write, replica }) as Write);
 
 /** A filter the counters answer: statuses, a pickup range, both or none. */
 const filtersArbitrary: fc.Arbitrary<Omit<LoadFilters, 'page' | 'pageSize'>> = fc.record(
@@ -127,13 +138,20 @@ describe('the counters count exactly what the page query holds', () => {
   async function run(client: pg.Client, write: Write): Promise<void> {
     const customerOf = (n: number) => customerIds[n]!;
     if (write.kind === 'insert') {
-      inserted += 1;
-      await client.query(`INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date) VALUES ($1, $2, $3, $4)`, [
-        customerOf(write.customer),
-        `L-${inserted}`,
-        write.status,
-        write.pickup,
-      ]);
+      inserted += write.copies;
+      await client.query(
+        `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date)
+         SELECT $1, 'L-' || n, $3, $4 FROM generate_series($2::int - $5::int + 1, $2::int) AS n`,
+        [customerOf(write.customer), inserted, write.status, write.pickup, write.copies],
+      );
+      return;
+    }
+    if (write.kind === 'upsert') {
+      await client.query(
+        `INSERT INTO loads (customer_id, load_number, status, scheduled_pickup_date) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (customer_id, load_number) DO UPDATE SET status = excluded.status, scheduled_pickup_date = excluded.scheduled_pickup_date`,
+        [customerOf(write.customer), `L-${write.loadNumber}`, write.status, write.pickup],
+      );
       return;
     }
     if (write.kind === 'truncate') {
@@ -142,11 +160,11 @@ describe('the counters count exactly what the page query holds', () => {
     }
     const id = await loadId(client, write.load);
     if (id === null) return;
-    const statements: Record<Exclude<Write['kind'], 'insert' | 'truncate'>, [string, unknown[]]> = {
+    const statements: Record<Exclude<Write['kind'], 'insert' | 'upsert' | 'truncate'>, [string, unknown[]]> = {
       status: ['UPDATE loads SET status = $2 WHERE id = $1', [id, (write as { status?: LoadStatus }).status]],
       pickup: ['UPDATE loads SET scheduled_pickup_date = $2 WHERE id = $1', [id, (write as { pickup?: string | null }).pickup]],
       move: ['UPDATE loads SET customer_id = $2 WHERE id = $1', [id, customerOf((write as { customer?: number }).customer ?? 0)]],
-      delete: ['DELETE FROM loads WHERE id = $1', [id]],
+      delete: ['DELETE FROM loads WHERE id >= $1 AND id < $1::bigint + $2::int', [id, (write as { loads?: number }).loads ?? 1]],
       untouched: [`UPDATE loads SET po_number = coalesce(po_number, '') || 'x' WHERE id = $1`, [id]],
     };
     const [sql, values] = statements[write.kind];
@@ -155,6 +173,7 @@ describe('the counters count exactly what the page query holds', () => {
 
   /** Runs a write; one that a held writer's lock refuses, or that a held writer cannot make, is dropped. */
   async function attempt(client: pg.Client, write: Write, inTransaction: boolean): Promise<void> {
+    if (write.replica) await client.query('SET session_replication_role = replica');
     if (inTransaction) await client.query('SAVEPOINT w');
     try {
       await run(client, write);
@@ -164,6 +183,8 @@ describe('the counters count exactly what the page query holds', () => {
       // 55P03: lock not available; 40P01: deadlock; 23505: a move onto a loadNumber the customer has.
       if (!['55P03', '40P01', '23505'].includes(code ?? '')) throw error;
       if (inTransaction) await client.query('ROLLBACK TO SAVEPOINT w');
+    } finally {
+      if (write.replica) await client.query('SET session_replication_role = origin');
     }
   }
 
@@ -198,7 +219,8 @@ describe('the counters count exactly what the page query holds', () => {
     await autocommit.query('TRUNCATE loads');
     await autocommit.query('SELECT fold_feed_counts()');
     for (let n = 0; n < LOADS; n += 1) {
-      await run(autocommit, { kind: 'insert', customer: n % CUSTOMERS, status: STATUSES[n % STATUSES.length]!, pickup: new Date(WINDOW_START + ((n % 10) - 3) * DAY + n * 3_600_000).toISOString() });
+      const pickup = new Date(WINDOW_START + ((n % 10) - 3) * DAY + n * 3_600_000).toISOString();
+      await run(autocommit, { kind: 'insert', customer: n % CUSTOMERS, status: STATUSES[n % STATUSES.length]!, pickup, copies: 1, replica: false });
     }
   }
 
