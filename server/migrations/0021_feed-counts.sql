@@ -103,6 +103,7 @@ DROP TRIGGER IF EXISTS loads_count_deleted ON loads;
 DROP TRIGGER IF EXISTS loads_count_changed ON loads;
 DROP TRIGGER IF EXISTS loads_count_inserted_replicated ON loads;
 DROP TRIGGER IF EXISTS loads_count_inserted ON loads;
+DROP FUNCTION IF EXISTS recount_feed_loads();
 DROP FUNCTION IF EXISTS fold_feed_counts();
 DROP FUNCTION IF EXISTS feed_count(feed_query);
 DROP FUNCTION IF EXISTS count_no_feed_loads();

@@ -123,6 +123,21 @@ describe('the settled feed, checked at start', () => {
     await server.stop();
   });
 
+  it('refuses a counting trigger out of its mode: a replica-mode row trigger made ALWAYS would count beside its statement trigger', async () => {
+    try {
+      await asAdmin('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_count_inserted_replicated');
+      await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(
+        "the settled feed's trigger loads_count_inserted_replicated on loads fires ALWAYS, beside a trigger that does its work in the other modes; as the table's owner run: ALTER TABLE loads ENABLE REPLICA TRIGGER loads_count_inserted_replicated",
+      );
+      await asAdmin('ALTER TABLE loads ENABLE REPLICA TRIGGER loads_count_inserted_replicated');
+      await asAdmin('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_count_deleted');
+      await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(/loads_count_deleted on loads fires ALWAYS.*ALTER TABLE loads ENABLE TRIGGER loads_count_deleted$/);
+    } finally {
+      for (const trigger of FEED_TRIGGERS) await asAdmin(enableFeedTrigger(trigger));
+    }
+    await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
+  });
+
   it('refuses a database that was never migrated, saying to migrate', async () => {
     await expect(checkSettledFeed(poolOf(unmigrated.url))).rejects.toThrow('run `loadfeed-server migrate` first');
   });
