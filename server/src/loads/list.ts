@@ -188,10 +188,7 @@ export async function listLoads(pool: Pick<pg.Pool, 'query'>, counts: CountCache
   const key = CountCache.keyOf(scope.customerId, scope.windowStart, filters);
   let known: { count: number; version: string; counted: boolean } | undefined;
   let countMissed = false;
-  // A count the counters answer costs a few milliseconds: waiting for another request's count (and then
-  // perhaps missing its version to the next write) costs more than counting.
-  const settled = Date.parse(scope.settledThrough);
-  const kept = countedByCounters(filters) ? counts.get(key, settled) : await keptOrAwaited(counts, key, settled);
+  const kept = await keptOrAwaited(counts, key, Date.parse(scope.settledThrough));
   if (kept) known = { count: kept.count, version: kept.version, counted: false };
   for (;;) {
     const { kind, sql, values, unplanned } = choosePageStatement(scope, filters, known?.count, countMissed);
