@@ -24,6 +24,7 @@ import { apiReferenceRoutes } from './docs/routes.js';
 import { rootRedirectRoute } from './docs/root-redirect.js';
 import { errorResponse } from './errors.js';
 import { healthRoutes } from './health.js';
+import { keepFeedCountsFolded } from './loads/count-folding.js';
 import { loadsRoutes } from './loads/route.js';
 import { logFailure, registerRequestLogging } from './logging.js';
 import { answerMalformedRequests } from './malformed-requests.js';
@@ -143,6 +144,7 @@ export async function createServer(config: Config, { pool, directPool = pool, lo
   });
 
   keepFeedIndexFresh(server, directPool, clock, logger);
+  keepFeedCountsFolded(server, directPool, logger);
   await observeRequests(server, config, logger);
   return server;
 }

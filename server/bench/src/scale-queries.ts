@@ -71,9 +71,11 @@ export function statementsOf(query: ScaleQuery, scope: FeedScope, count: number,
   const filters: LoadFilters = { ...query.filters, page: pageOf(query, count), pageSize: query.pageSize };
   const counted = choosePageStatement(scope, filters, undefined, true);
   const kept = choosePageStatement(scope, filters, count);
-  if (!before) return filters.page === 1 ? [counted] : [{ sql: COUNT_SQL, values: counted.values.slice(0, 1) }, kept];
+  const counting = choosePageStatement(scope, { ...filters, page: 2 }, undefined);
+  if (!before) return filters.page === 1 ? [counted] : [{ sql: counting.sql, values: counted.values.slice(0, 1) }, kept];
   const feed = PAGE_STATEMENTS.feed;
-  const swap = (sql: string) => (sql === PAGE_STATEMENTS.status.countedPage || sql === PAGE_STATEMENTS.range.countedPage ? feed.countedPage : sql === PAGE_STATEMENTS.status.fromEnd || sql === PAGE_STATEMENTS.range.fromEnd ? feed.fromEnd : sql === PAGE_STATEMENTS.status.fromStart || sql === PAGE_STATEMENTS.range.fromStart ? feed.fromStart : sql);
+  const countedPages = Object.values(PAGE_STATEMENTS).flatMap((statements) => [statements.countedPage, statements.countedPageByCounters]);
+  const swap = (sql: string) => (countedPages.includes(sql) ? feed.countedPage : sql === PAGE_STATEMENTS.status.fromEnd || sql === PAGE_STATEMENTS.range.fromEnd ? feed.fromEnd : sql === PAGE_STATEMENTS.status.fromStart || sql === PAGE_STATEMENTS.range.fromStart ? feed.fromStart : sql);
   if (filters.page === 1) return [{ sql: swap(counted.sql), values: counted.values }];
   return [{ sql: COUNT_SQL, values: counted.values.slice(0, 1) }, { sql: swap(kept.sql), values: kept.values }];
 }

@@ -4,18 +4,20 @@
 // indexes) under load, and the growth from the small customer to the big one; then the big customer's
 // page 1 and a filtered page while a writer changes one of its loads 1 and 10 times a second; then the
 // database time of the statements ours runs without a kept count, today's and the release before's (every
-// filter through the feed index, the filter indexes dropped in a transaction that is rolled back).
+// filter through the feed index, the filter indexes dropped in a transaction that is rolled back); then
+// the database time of the count alone, by the rows and by the counters, where the counters answer.
 //
 // Environment: BENCH_SCALE_DATABASE_URL (else a `loadfeed_scale` database on TEST_DATABASE_URL's or
 // DATABASE_URL's server, else embedded), BENCH_SECONDS (4 per measured run), BENCH_ROUNDS (1),
-// BENCH_WARMUP_REQUESTS (200, set by the npm script), BENCH_SCALE_PARTS (table,writes,statements,copy: which
-// to run; copy is the SDK's first copy of each customer, scale-first-copy.ts, BENCH_ROUNDS times).
+// BENCH_WARMUP_REQUESTS (200, set by the npm script), BENCH_SCALE_PARTS (table,writes,statements,counts,copy:
+// which to run; copy is the SDK's first copy of each customer, scale-first-copy.ts, BENCH_ROUNDS times).
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LIST_LOADS_PATH } from '@loadfeed/spec';
 import { startHostedPostgres } from '../../dist/db/hosted-postgres.js';
 import { createPool } from '../../dist/db/pool.js';
 import { createKey } from '../../dist/admission/keys.js';
+import { COUNTERS_COUNT_SQL, countedByCounters } from '../../dist/loads/count-statements.js';
 import { COUNT_SQL } from '../../dist/loads/list-statements.js';
 import { feedParameters } from '../../dist/loads/list.js';
 import { ensureDatabase } from './database.js';
@@ -36,7 +38,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** The filter indexes, by name or (the status index's name carries its cutoff) by its pattern. */
 const FILTER_INDEXES = ['loads_feed\\_status\\_%', 'loads_feed_pickup', 'loads_feed_delivery'];
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
-const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'table,writes,statements,copy').split(','));
+const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'table,writes,statements,counts,copy').split(','));
 
 const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 const embedded = process.env.BENCH_SCALE_DATABASE_URL || serverUrl ? undefined : await startHostedPostgres(EMBEDDED_DIR);
@@ -107,6 +109,7 @@ try {
 
   if (PARTS.has('writes')) await underWrites(big!, queries.filter((query) => query.label === 'page 1' || query.label === 'a pickup week' || query.label === 'status=InTransit'), env);
   if (PARTS.has('statements')) await statementTimes(customers, queries);
+  if (PARTS.has('counts')) await countTimes(customers, queries);
   if (PARTS.has('copy')) await reportFirstCopies(customers, url, CLI, env, ROUNDS, log);
   log(`1-minute load average at the end: ${loadavg()[0]!.toFixed(1)}`);
 } finally {
@@ -160,6 +163,30 @@ async function statementTimes(customers: { code: string; scope: ReturnType<typeo
         times.push(await databaseTime(client, statementsOf(query, customer.scope, customer.counts[index]!, false)));
       }
       log(row([query.label, ...times], [32, 12, 12, 12, 12]));
+    }
+  } finally {
+    client.release();
+  }
+  log();
+}
+
+/** Database time of the count alone, counted by the rows (COUNT_SQL) and read from the counters, median of five, for each query the counters answer. */
+async function countTimes(customers: { code: string; scope: ReturnType<typeof scopeOf> }[], queries: ReturnType<typeof scaleQueries>): Promise<void> {
+  log(row(['DB ms of the count alone', '150k rows', '150k counters', '1.5M rows', '1.5M counters'], [32, 12, 14, 12, 14]));
+  const client = await pool.connect();
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  try {
+    for (const query of queries.filter((each) => !each.last && countedByCounters({ ...each.filters, page: 1, pageSize: each.pageSize }))) {
+      const times: string[] = [];
+      for (const customer of customers) {
+        const values = feedParameters(customer.scope, { ...query.filters, page: 1, pageSize: query.pageSize });
+        for (const sql of [COUNT_SQL, COUNTERS_COUNT_SQL]) {
+          const runs: number[] = [];
+          for (let run = 0; run < 5; run++) runs.push(await databaseTime(client, [{ sql, values }]));
+          times.push(median(runs).toFixed(2));
+        }
+      }
+      log(row([query.label, ...times], [32, 12, 14, 12, 14]));
     }
   } finally {
     client.release();

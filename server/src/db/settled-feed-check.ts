@@ -15,16 +15,35 @@ export class SettledFeedUnavailableError extends OperatorError {
 /** No customer has id 0 (ids start at 1), so the probe's writer holds back no real feed. */
 const PROBE_CUSTOMER = '0';
 
-/** The loads triggers the feed relies on (sql/triggers/): each must exist and fire ALWAYS (pg_trigger.tgenabled 'A'). */
-export const FEED_TRIGGERS = [
-  'loads_keep_updated_at',
-  'loads_bump_feed_versions',
-  'loads_bump_feed_versions_changed',
-  'loads_bump_feed_versions_deleted',
-  'loads_bump_feed_versions_truncated',
-];
+/**
+ * The loads triggers the feed relies on (sql/triggers/), each with the mode it must fire in
+ * (pg_trigger.tgenabled): ALWAYS ('A'); or, for the counters' statement triggers, the default mode ('O'),
+ * each beside a row trigger of replica mode only ('R'), so that exactly one of the two fires in any session.
+ */
+export const FEED_TRIGGER_MODES: Readonly<Record<string, 'A' | 'O' | 'R'>> = {
+  loads_keep_updated_at: 'A',
+  loads_bump_feed_versions: 'A',
+  loads_bump_feed_versions_changed: 'A',
+  loads_bump_feed_versions_deleted: 'A',
+  loads_bump_feed_versions_truncated: 'A',
+  loads_count_inserted: 'O',
+  loads_count_inserted_replicated: 'R',
+  loads_count_changed: 'A',
+  loads_count_deleted: 'O',
+  loads_count_deleted_replicated: 'R',
+  loads_count_truncated: 'A',
+};
+
+export const FEED_TRIGGERS = Object.keys(FEED_TRIGGER_MODES);
+
+/** The statement that puts a feed trigger back in its mode. */
+export function enableFeedTrigger(name: string): string {
+  const mode = { A: 'ALWAYS ', O: '', R: 'REPLICA ' }[FEED_TRIGGER_MODES[name] ?? 'A'];
+  return `ALTER TABLE loads ENABLE ${mode}TRIGGER ${name}`;
+}
 
 const TRIGGER_MODES: Record<string, string> = {
+  A: 'fires ALWAYS, beside a trigger that does its work in the other modes',
   O: 'fires only while session_replication_role is origin (the default mode), so replicated and replica-role writes skip it',
   R: 'fires only while session_replication_role is replica',
   D: 'is disabled',
@@ -37,7 +56,7 @@ SELECT t.tgname AS name, t.tgenabled AS enabled
 
 /**
  * Why the feed's triggers cannot be relied on, in one line that says what to run, or undefined when
- * every one is present and ALWAYS.
+ * every one is present and in its mode.
  */
 export async function feedTriggerProblem(pool: Pick<pg.Pool, 'query'>): Promise<string | undefined> {
   const { rows } = await pool.query<{ name: string; enabled: string }>(TRIGGERS_SQL, [FEED_TRIGGERS]);
@@ -45,7 +64,7 @@ export async function feedTriggerProblem(pool: Pick<pg.Pool, 'query'>): Promise<
   for (const name of FEED_TRIGGERS) {
     const mode = modes.get(name);
     if (mode === undefined) return `the settled feed's trigger ${name} on loads is missing; re-create it as server/sql/triggers/loads.${name}.sql does`;
-    if (mode !== 'A') return `the settled feed's trigger ${name} on loads ${TRIGGER_MODES[mode] ?? `has mode ${mode}`}; as the table's owner run: ALTER TABLE loads ENABLE ALWAYS TRIGGER ${name}`;
+    if (mode !== FEED_TRIGGER_MODES[name]) return `the settled feed's trigger ${name} on loads ${TRIGGER_MODES[mode] ?? `has mode ${mode}`}; as the table's owner run: ${enableFeedTrigger(name)}`;
   }
   return undefined;
 }

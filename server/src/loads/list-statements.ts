@@ -12,7 +12,9 @@
 // The page is a deferred join: ids by an index-only scan that skips the rows before the page without
 // touching the table, then only the page's rows are read back. Plain LIMIT/OFFSET over full rows measured
 // 15x dearer for a full sweep. The count is its own aggregate over the feed index (`count(*) OVER ()` over
-// the page query measured slower), planned apart from the page: each reads the narrowest index it can.
+// the page query measured slower), planned apart from the page: each reads the narrowest index it can;
+// or, for statuses and a pickup range, the loads' counters (count-statements.ts).
+import { COUNTERS_TOTAL, ROWS_TOTAL, countStatement } from './count-statements.js';
 
 /**
  * How a page's ids are found in the feed, by what the query filters (list.ts, feedAccessOf; the indexes
@@ -75,11 +77,13 @@ const ROWS = `rows AS (
     FROM page JOIN loads AS l ON l.id = page.id
 )`;
 
-/** The filters' exact count and one page from the start, in one snapshot: $2 page, $3 page size. */
-function countedPage(access: FeedAccess): string {
+/**
+ * The filters' exact count and one page from the start, in one snapshot: $2 page, $3 page size. The total
+ * is count-statements.ts's: the feed's rows counted, or its counters read.
+ */
+export function countedPage(access: FeedAccess, total = ROWS_TOTAL): string {
   return `
-WITH total AS (
-  SELECT count(*) AS n FROM feed_loads($1::feed_query) AS l
+WITH total AS (${total}
 ), page AS (${pageIds(access, 'ASC', ...FROM_START)}
 ), ${ROWS}
 SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count, rows.n AS page_rows, rows.json AS data
@@ -100,6 +104,8 @@ SELECT s.feed_version, s.latest_updated_at, NULL::text AS total_count, rows.n AS
 export interface PageStatements {
   /** The filters' exact count and one page from the start, in one snapshot: $2 page, $3 page size. */
   countedPage: string;
+  /** The same, the count read from the counters (count-statements.ts, countedByCounters). */
+  countedPageByCounters: string;
   /** One page from the start, without a count: $2 page, $3 page size. */
   fromStart: string;
   /**
@@ -112,7 +118,13 @@ export interface PageStatements {
 }
 
 function statementsOf(access: FeedAccess): PageStatements {
-  return { countedPage: countedPage(access), fromStart: page(access, 'start'), fromEnd: page(access, 'end'), afterLoad: page(access, 'after') };
+  return {
+    countedPage: countedPage(access),
+    countedPageByCounters: countedPage(access, COUNTERS_TOTAL),
+    fromStart: page(access, 'start'),
+    fromEnd: page(access, 'end'),
+    afterLoad: page(access, 'after'),
+  };
 }
 
 /** The page statements of each access, made once. */
@@ -137,7 +149,4 @@ export const PLANNED_PAGE_FROM_START_SQL = 'SELECT * FROM feed_page_from_start($
 export const PLANNED_PAGE_FROM_END_SQL = 'SELECT * FROM feed_page_from_end($1::feed_query, $2::bigint, $3::bigint)';
 
 /** The filters' exact count alone. */
-export const COUNT_SQL = `
-SELECT s.feed_version, s.latest_updated_at, total.n::text AS total_count
-  FROM feed_state(($1::feed_query).customer_id) AS s,
-       (SELECT count(*) AS n FROM feed_loads($1::feed_query) AS l) AS total`;
+export const COUNT_SQL = countStatement(ROWS_TOTAL);

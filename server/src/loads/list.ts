@@ -20,6 +20,7 @@ import type pg from 'pg';
 import { CountCache, type KeptCount } from './count-cache.js';
 import { feedQueryValue } from './feed-query.js';
 import type { LoadFilters } from './list-query.js';
+import { COUNTERS_COUNT_SQL, countedByCounters } from './count-statements.js';
 import { coversVersion, rememberPageEnd, type PageBoundaries } from './page-boundaries.js';
 import { COUNT_SQL, PAGE_STATEMENTS, PLANNED_PAGE_FROM_END_SQL, PLANNED_PAGE_FROM_START_SQL, type FeedAccess } from './list-statements.js';
 
@@ -94,8 +95,10 @@ export function choosePageStatement(
   const feed = feedParameters(scope, filters);
   const statements = PAGE_STATEMENTS[feedAccessOf(filters)];
   if (knownCount === undefined) {
-    if (filters.page > 1 && !countMissed) return { kind: 'count', sql: COUNT_SQL, values: feed };
-    return { kind: 'counted page', sql: statements.countedPage, values: [...feed, filters.page, filters.pageSize] };
+    const byCounters = countedByCounters(filters);
+    if (filters.page > 1 && !countMissed) return { kind: 'count', sql: byCounters ? COUNTERS_COUNT_SQL : COUNT_SQL, values: feed };
+    const sql = byCounters ? statements.countedPageByCounters : statements.countedPage;
+    return { kind: 'counted page', sql, values: [...feed, filters.page, filters.pageSize] };
   }
   const before = (filters.page - 1) * filters.pageSize;
   const rows = Math.max(0, Math.min(filters.pageSize, knownCount - before));

@@ -5,6 +5,7 @@
 import type { Request } from '@hapi/hapi';
 import { performance } from 'node:perf_hooks';
 import type { Queryable } from '../db/pool.js';
+import { COUNTERS_COUNT_SQL } from '../loads/count-statements.js';
 import { COUNT_SQL } from '../loads/list-statements.js';
 
 /** What a request's statements are called: Server-Timing's metric names and the spans' names. */
@@ -41,5 +42,5 @@ export function admissionStatements<Q extends Queryable>(request: Request, pool:
 export function pageStatements<Q extends Queryable>(request: Request, db: Q): Q {
   const observer = request.app.statements;
   // A page read together with its count is timed as the page.
-  return observer === undefined ? db : observed(observer, db, (sql) => (sql === COUNT_SQL ? 'count' : 'page'));
+  return observer === undefined ? db : observed(observer, db, (sql) => (sql === COUNT_SQL || sql === COUNTERS_COUNT_SQL ? 'count' : 'page'));
 }

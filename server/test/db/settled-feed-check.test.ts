@@ -4,7 +4,7 @@ import { createServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { checkSettledFeed, FEED_TRIGGERS, feedTriggerProblem } from '../../src/db/settled-feed-check.js';
+import { checkSettledFeed, enableFeedTrigger, FEED_TRIGGERS, feedTriggerProblem } from '../../src/db/settled-feed-check.js';
 import { createLogger } from '../../src/logging.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { createTestRole, SERVER_GRANTS, type TestRole } from '../support/roles.js';
@@ -71,7 +71,7 @@ describe('the settled feed, checked at start', () => {
       await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(/fires only while session_replication_role is origin.*ENABLE ALWAYS TRIGGER loads_keep_updated_at$/);
     } finally {
       for (const trigger of FEED_TRIGGERS) {
-        await asAdmin(`ALTER TABLE loads ENABLE ALWAYS TRIGGER ${trigger}`);
+        await asAdmin(enableFeedTrigger(trigger));
       }
     }
     await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
@@ -121,6 +121,21 @@ describe('the settled feed, checked at start', () => {
     }
     await until(200);
     await server.stop();
+  });
+
+  it('refuses a counting trigger out of its mode: a replica-mode row trigger made ALWAYS would count beside its statement trigger', async () => {
+    try {
+      await asAdmin('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_count_inserted_replicated');
+      await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(
+        "the settled feed's trigger loads_count_inserted_replicated on loads fires ALWAYS, beside a trigger that does its work in the other modes; as the table's owner run: ALTER TABLE loads ENABLE REPLICA TRIGGER loads_count_inserted_replicated",
+      );
+      await asAdmin('ALTER TABLE loads ENABLE REPLICA TRIGGER loads_count_inserted_replicated');
+      await asAdmin('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_count_deleted');
+      await expect(checkSettledFeed(poolOf(role.url))).rejects.toThrow(/loads_count_deleted on loads fires ALWAYS.*ALTER TABLE loads ENABLE TRIGGER loads_count_deleted$/);
+    } finally {
+      for (const trigger of FEED_TRIGGERS) await asAdmin(enableFeedTrigger(trigger));
+    }
+    await expect(checkSettledFeed(poolOf(role.url))).resolves.toBeUndefined();
   });
 
   it('refuses a database that was never migrated, saying to migrate', async () => {

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { LOAD_STATUSES } from '@loadfeed/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedAccessOf, feedParameters, type FeedScope } from '../../src/loads/list.js';
+import { countedByCounters } from '../../src/loads/count-statements.js';
 import { COUNT_SQL, PAGE_STATEMENTS, type FeedAccess } from '../../src/loads/list-statements.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { aLoad, startApp, type TestApp } from '../support/app.js';
@@ -76,7 +77,7 @@ describe('the statements of listLoads', () => {
         const query = { ...drawn, page: 1, pageSize };
         const [literal] = feedParameters(scope, query);
         accesses.add(feedAccessOf(query));
-        const { countedPage, fromStart: pageFromStart, fromEnd: pageFromEnd } = PAGE_STATEMENTS[feedAccessOf(query)];
+        const { countedPage, countedPageByCounters, fromStart: pageFromStart, fromEnd: pageFromEnd } = PAGE_STATEMENTS[feedAccessOf(query)];
         const one = async (sql: string, values: unknown[]) => (await app.pool.query(sql, values)).rows[0]!;
         const expected = await one(ELEVEN_ARGUMENTS_SQL, [
           scope.customerId, scope.windowStart.toISOString(), null, drawn.statuses ?? null, drawn.pickupFrom ?? null, drawn.pickupTo ?? null,
@@ -87,6 +88,8 @@ describe('the statements of listLoads', () => {
         const pages: string[] = [];
         for (let page = 1; (page - 1) * pageSize < Number(expected.n); page += 1) {
           const counted = await one(countedPage, [literal, page, pageSize]);
+          // The same page with the count read from the counters, where they answer the filters.
+          if (countedByCounters(query)) expect(await one(countedPageByCounters, [literal, page, pageSize])).toEqual(counted);
           const fromStart = await one(pageFromStart, [literal, page, pageSize]);
           const rows = Math.min(pageSize, Number(expected.n) - (page - 1) * pageSize);
           const fromEnd = await one(pageFromEnd, [literal, Number(expected.n) - (page - 1) * pageSize - rows, rows]);

@@ -2,10 +2,11 @@
 // The page's position decides between the start and the end (list-from-end.test.ts); this is the rest.
 import { describe, expect, it } from 'vitest';
 import { choosePageStatement, feedAccessOf } from '../../src/loads/list.js';
+import { COUNTERS_COUNT_SQL } from '../../src/loads/count-statements.js';
 import { feedQueryValue } from '../../src/loads/feed-query.js';
 import { COUNT_SQL, PAGE_STATEMENTS } from '../../src/loads/list-statements.js';
 
-const { countedPage: COUNTED_PAGE_SQL, fromStart: PAGE_FROM_START_SQL, fromEnd: PAGE_FROM_END_SQL } = PAGE_STATEMENTS.status;
+const { countedPageByCounters: COUNTED_PAGE_SQL, fromStart: PAGE_FROM_START_SQL, fromEnd: PAGE_FROM_END_SQL } = PAGE_STATEMENTS.status;
 
 const scope = { customerId: '7', windowStart: new Date('2025-11-25T00:00:00.000Z'), settledThrough: '2026-11-25T10:00:00.000Z' };
 const choose = (page: number, knownCount: number | undefined, countMissed = false) => {
@@ -16,8 +17,18 @@ const choose = (page: number, knownCount: number | undefined, countMissed = fals
 describe('choosing the statement that reads a page', () => {
   it('without a known count: page 1 is counted and read in one statement, a later page is counted first', () => {
     expect(choose(1, undefined)).toEqual({ kind: 'counted page', sql: COUNTED_PAGE_SQL, parameters: 3 });
-    expect(choose(2, undefined)).toEqual({ kind: 'count', sql: COUNT_SQL, parameters: 1 });
-    expect(choose(500, undefined)).toEqual({ kind: 'count', sql: COUNT_SQL, parameters: 1 });
+    expect(choose(2, undefined)).toEqual({ kind: 'count', sql: COUNTERS_COUNT_SQL, parameters: 1 });
+    expect(choose(500, undefined)).toEqual({ kind: 'count', sql: COUNTERS_COUNT_SQL, parameters: 1 });
+  });
+
+  it('counts by the counters for no filter, statuses and a pickup range, else by the rows', () => {
+    const counting = (filters: object) => choosePageStatement(scope, { page: 2, pageSize: 10, ...filters }, undefined).sql;
+    for (const filters of [{}, { statuses: ['Available'] }, { pickupFrom: '2026-01-01T00:00:00.000Z' }, { statuses: ['Available'], pickupTo: '2026-01-01T00:00:00.000Z' }]) {
+      expect(counting(filters)).toBe(COUNTERS_COUNT_SQL);
+    }
+    for (const filters of [{ updatedSince: '2026-01-01T00:00:00.000Z' }, { deliveryTo: '2026-01-01T00:00:00.000Z' }, { statuses: ['Available'], poNumber: 'P' }, { billingRefNumber: 'B' }]) {
+      expect(counting(filters)).toBe(COUNT_SQL);
+    }
   });
 
   it('once a count taken for the page has missed it to a write, the page is counted and read in one statement', () => {
@@ -40,7 +51,7 @@ describe('choosing the statement that reads a page', () => {
       expect(access({ [bound]: '2026-01-01T00:00:00.000Z', poNumber: 'P' })).toBe('feed');
     }
     expect(access({ statuses: ['InTransit'], billingRefNumber: 'B' })).toBe('feed');
-    expect(choosePageStatement(scope, { page: 1, pageSize: 10, pickupTo: '2026-01-01T00:00:00.000Z' }, undefined).sql).toBe(PAGE_STATEMENTS.range.countedPage);
+    expect(choosePageStatement(scope, { page: 1, pageSize: 10, pickupTo: '2026-01-01T00:00:00.000Z' }, undefined).sql).toBe(PAGE_STATEMENTS.range.countedPageByCounters);
   });
 
   // How the value is made, field by field, is test/db/feed-query.test.ts's, against the type in a database.
