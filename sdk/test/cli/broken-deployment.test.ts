@@ -8,7 +8,7 @@ import { LOAD_FIELDS, type Load } from '@loadfeed/spec';
 import { describe, expect, it } from 'vitest';
 import { contractRow } from '../hostile-server.js';
 import { startBrokenDeployment, type Breakage } from '../broken-deployment.js';
-import { DESTINATIONS, postgresDestination, withoutPassword, type DestinationCase } from './copies.js';
+import { everyDestination, type DestinationCase } from './copies.js';
 import { SLOW_TEST_MS, runCli, useScratchFolder } from './run-cli.js';
 
 const scratch = useScratchFolder();
@@ -38,7 +38,7 @@ const FAULTS: { breakage: Breakage; names: RegExp }[] = [
   { breakage: 'a loadNumber twice', names: /at \/data\/20\/loadNumber: L\d+ is on this page twice/ },
 ];
 
-const destinations: DestinationCase[] = [...DESTINATIONS, postgresDestination(() => withoutPassword(customerDatabase.url))];
+const destinations: DestinationCase[] = everyDestination(customerDatabase);
 
 describe.each(destinations)('loadfeed sync into $name against a broken deployment', (destination) => {
   it.each(FAULTS)(

@@ -1,10 +1,12 @@
-// Reads what `loadfeed sync` wrote, to compare with what the API serves: NDJSON, SQLite, DuckDB, PostgreSQL.
+// Every destination as the tests open, read and tamper with it (DestinationCase): NDJSON, SQLite, DuckDB,
+// PostgreSQL. The one test-side file that a new destination adds to.
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import type { Load } from '@loadfeed/spec';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
+import { openDuckdbDestination, openNdjsonDestination, openPostgresDestination, openSqliteDestination, type CopyDestination } from '../../src/destinations.js';
 
 /** The part of better-sqlite3 these tests use (the package ships no types of its own). */
 interface ReadOnlyDatabase {
@@ -48,35 +50,58 @@ export function readSqlite(path: string): { loads: Load[]; cursor: string | unde
   }
 }
 
-/** The places `loadfeed sync` writes to that a base path names (PostgreSQL is postgresDestination), and how to read each back. */
+/**
+ * Each destination as the tests meet it, named by a base path (the file name without its extension, or the
+ * table name for a database server): the flags that name it, how code opens it, how to read it back and to
+ * tamper with it. The generic suites (sync, verify, removals, suspects, locks) run over this list, so that a
+ * destination added to DESTINATION_KINDS needs its entry here and nothing more from them.
+ */
 export interface DestinationCase {
   name: string;
   args(file: string): string[];
+  /** The copy `args` names, opened from code: to write (sync) or only to read (verify). */
+  open(file: string, write: boolean): Promise<CopyDestination>;
   read(file: string): Promise<{ loads: Load[]; cursor: string | undefined }>;
   tamper(file: string, tampering: Tampering): Promise<void>;
+  /** A copy in one file: the line a second `loadfeed sync` gets while a first writes it, and the lock file, if it keeps one, that a killed run leaves. */
+  oneWriter?: { refused: RegExp; lockFile?(file: string): string };
 }
 
+const LOCK_FILE_HELD = /^loadfeed: another loadfeed sync is writing \S+ now \(process \d+, \S+\.lock\); try again when it ends\n$/;
+
+/** The destinations a base path in the scratch folder names: all but PostgreSQL (postgresDestination). */
 export const DESTINATIONS: DestinationCase[] = [
   {
     name: 'an NDJSON file',
     args: (file) => ['--out', `${file}.ndjson`],
+    open: (file, write) => openNdjsonDestination(`${file}.ndjson`, `${file}.ndjson.state.json`, { write }),
     read: async (file) => ({ loads: await readNdjson(`${file}.ndjson`), cursor: await readCursorFile(`${file}.ndjson.state.json`) }),
     tamper: (file, tampering) => tamperNdjson(`${file}.ndjson`, tampering),
+    oneWriter: { refused: LOCK_FILE_HELD, lockFile: (file) => `${file}.ndjson.lock` },
   },
   {
     name: 'a SQLite table',
     args: (file) => ['--sqlite', `${file}.db`],
+    open: (file, write) => openSqliteDestination(`${file}.db`, { write }),
     read: async (file) => readSqlite(`${file}.db`),
     tamper: async (file, tampering) => tamperSqlite(`${file}.db`, tampering),
+    oneWriter: { refused: LOCK_FILE_HELD, lockFile: (file) => `${file}.db.lock` },
   },
   {
     name: 'a DuckDB table',
     args: (file) => ['--duckdb', `${file}.duckdb`],
+    open: (file, write) => openDuckdbDestination(`${file}.duckdb`, { write }),
     read: (file) => readDuckdb(`${file}.duckdb`),
     tamper: (file, tampering) => tamperDuckdb(`${file}.duckdb`, tampering),
+    oneWriter: { refused: /^loadfeed: another process \(\d+\) has the DuckDB file open \(a loadfeed sync, or a DuckDB session\): try again when it ends\n$/ },
   },
 ];
 
+/** Every destination, PostgreSQL writing into the customer's own database (useTestDatabase's, not the server's). */
+export const everyDestination = (customerDatabase: { readonly url: string }): DestinationCase[] => [
+  ...DESTINATIONS,
+  postgresDestination(() => withoutPassword(customerDatabase.url)),
+];
 
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -115,6 +140,7 @@ export function postgresDestination(url: () => string): DestinationCase {
   return {
     name: 'a PostgreSQL table',
     args: (file) => ['--postgres', url(), '--table', tableOf(file)],
+    open: (file, write) => openPostgresDestination({ connectionString: url(), table: tableOf(file), write }),
     read: (file) => readPostgres(url(), tableOf(file)),
     tamper: (file, tampering) => tamperPostgres(url(), tableOf(file), tampering),
   };

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadInput } from '../helpers.js';
 import { useTestServer, type Customer } from '../integration/fixture.js';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
-import { DESTINATIONS, byLoadNumber, postgresDestination, readNdjson, withoutPassword } from './copies.js';
+import { byLoadNumber, everyDestination, readNdjson } from './copies.js';
 import { SLOW_TEST_MS, runCli, useScratchFolder } from './run-cli.js';
 
 const kit = useTestServer();
@@ -55,7 +55,7 @@ async function customerWithLoads(count: number): Promise<Customer> {
 const environmentOf = (customer: Customer) => ({ LOADFEED_BASE_URL: kit.server.baseUrl, LOADFEED_API_KEY: customer.key });
 const newest = (loads: readonly Load[]) => loads.map((load) => load.updatedAt).sort().at(-1);
 
-describe.each([...DESTINATIONS, postgresDestination(() => withoutPassword(customerDatabase.url))])('loadfeed sync into $name', (destination) => {
+describe.each(everyDestination(customerDatabase))('loadfeed sync into $name', (destination) => {
   it('a first sync holds exactly what the API serves, one row per load, and saves the newest updatedAt as the cursor', async () => {
     const customer = await customerWithLoads(30);
     const file = join(scratch.path, `first-${customer.code}`);

@@ -12,13 +12,16 @@ const SDK_PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import
 };
 const KEY = 'lf_live_aKeyThatMustNeverBePrinted000000000000000';
 const ENV = { LOADFEED_BASE_URL: 'http://127.0.0.1:9', LOADFEED_API_KEY: KEY };
+/** Every destination's flag and value, in the registry's order, as a sentence lists them ("a, b or c"). */
+const flags = DESTINATION_KINDS.map((kind) => `--${kind.flag} ${kind.value}`);
+const EVERY_COPY_FLAG = flags.length < 2 ? flags.join('') : `${flags.slice(0, -1).join(', ')} or ${flags.at(-1)}`;
 
 describe('bad command lines', () => {
   it.each([
     ['an unknown command', ['fetch'], /^loadfeed: unknown command "fetch" \(see `loadfeed --help`\)\n$/],
     ['an unknown flag', ['sync', '--out', 'x.ndjson', '--fast'], /^loadfeed: unknown option --fast \(see `loadfeed sync --help`\)\n$/],
     ['a flag without its value', ['list', '--page'], /^loadfeed: option --page <value> argument missing/],
-    ['no destination', ['sync'], /give exactly one copy: --out <file.ndjson>, --sqlite <file.db>, --postgres <url> or --duckdb <file.duckdb>/],
+    ['no destination', ['sync'], `give exactly one copy: ${EVERY_COPY_FLAG}`],
     ['two destinations', ['sync', '--out', 'x.ndjson', '--postgres', 'postgres://127.0.0.1:9/x'], /give exactly one copy/],
     ['--state with --sqlite', ['sync', '--sqlite', 'x.db', '--state', 's.json'], /--state is for --out/],
     ['--table without --postgres', ['sync', '--sqlite', 'x.db', '--table', 'loads'], /--table is for --postgres/],

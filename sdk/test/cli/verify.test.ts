@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src/index.js';
 import { loadInput } from '../helpers.js';
 import { useTestServer } from '../integration/fixture.js';
-import { DESTINATIONS, postgresDestination, withoutPassword } from './copies.js';
+import { DESTINATIONS, everyDestination } from './copies.js';
 import { SLOW_TEST_MS, runCli, useScratchFolder } from './run-cli.js';
 
 const kit = useTestServer();
@@ -22,7 +22,7 @@ function stranger(loadNumber: string, pickup: Date, like: Load): Load {
   return { ...like, loadNumber, scheduledPickupDate: pickup.toISOString() };
 }
 
-describe.each([...DESTINATIONS, postgresDestination(() => withoutPassword(customerDatabase.url))])('loadfeed verify of $name', (destination) => {
+describe.each(everyDestination(customerDatabase))('loadfeed verify of $name', (destination) => {
   it(
     'exits 0 for an exact copy, then 4 with the right counts once rows are deleted, altered and added',
     async () => {

@@ -1,11 +1,12 @@
 // One writer per copy, through the command line: a second `loadfeed sync` of a file that one is writing
-// stops at once with a line (NDJSON and SQLite by `<file>.lock`, DuckDB by its own file lock), a lock left by
-// a killed run is taken over, and a copy that would keep nothing is refused before a request is made.
+// stops at once with a line (by `<file>.lock`, or the database's own file lock: DestinationCase.oneWriter in
+// ../cli/copies.ts), a lock left by a killed run is taken over, and a copy that would keep nothing is refused
+// before a request is made.
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDuckdbDestination, openNdjsonDestination, openSqliteDestination } from '../../src/destinations.js';
-import type { CopyDestination } from '../../src/index.js';
+import { openNdjsonDestination } from '../../src/destinations.js';
+import { DESTINATIONS } from '../cli/copies.js';
 import { runCli, useScratchFolder } from '../cli/run-cli.js';
 import { row } from './rows.js';
 
@@ -13,37 +14,34 @@ const scratch = useScratchFolder();
 // Nothing listens there: a run that got past opening its copy would fail to reach the API instead.
 const ENV = { LOADFEED_BASE_URL: 'http://127.0.0.1:9', LOADFEED_API_KEY: 'lf_live_unused0000000000000000000000000000000' };
 
-const FILES: { flag: string; extension: string; open(path: string): Promise<CopyDestination>; refused: RegExp }[] = [
-  { flag: '--out', extension: 'ndjson', open: (path) => openNdjsonDestination(path, `${path}.state.json`), refused: /^loadfeed: another loadfeed sync is writing \S+ now \(process \d+, \S+\.lock\); try again when it ends\n$/ },
-  { flag: '--sqlite', extension: 'db', open: (path) => openSqliteDestination(path), refused: /^loadfeed: another loadfeed sync is writing \S+ now \(process \d+, \S+\.lock\); try again when it ends\n$/ },
-  { flag: '--duckdb', extension: 'duckdb', open: (path) => openDuckdbDestination(path), refused: /^loadfeed: another process \(\d+\) has the DuckDB file open \(a loadfeed sync, or a DuckDB session\): try again when it ends\n$/ },
-];
+/** The destinations kept in one file, which a second writer is refused by the file's lock. */
+const FILES = DESTINATIONS.flatMap((destination) => (destination.oneWriter ? [{ ...destination, ...destination.oneWriter }] : []));
 
-describe.each(FILES)('loadfeed sync $flag while another run writes the file', ({ flag, extension, open, refused }) => {
+describe.each(FILES)('loadfeed sync into $name while another run writes it', ({ args, open, refused }) => {
   it('stops at once with one line, and the first run goes on to write and close its copy', async () => {
-    const path = join(scratch.path, `held.${extension}`);
-    const first = await open(path);
+    const file = join(scratch.path, 'held');
+    const first = await open(file, true);
     try {
-      const second = await runCli(['sync', flag, path], ENV);
+      const second = await runCli(['sync', ...args(file)], ENV);
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(refused);
       await first.write([row(1, '2026-11-22T01:00:00.000Z')], '2026-11-22T01:00:00.000Z');
     } finally {
       await first.close();
     }
-    const again = await open(path);
+    const again = await open(file, true);
     expect(await again.loadCursor()).toBe('2026-11-22T01:00:00.000Z');
     await again.close();
   });
 });
 
-describe.each(FILES.filter(({ flag }) => flag !== '--duckdb'))('a lock of $flag left by a killed run', ({ flag, extension }) => {
+describe.each(FILES.flatMap(({ name, args, lockFile }) => (lockFile ? [{ name, args, lockFile }] : [])))('a lock of $name left by a killed run', ({ args, lockFile }) => {
   it('is taken over by the next run', async () => {
-    const path = join(scratch.path, `stale.${extension}`);
+    const file = join(scratch.path, 'stale');
     // A process id no process has: the writer is gone.
-    await writeFile(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 1, host: (await import('node:os')).hostname() }));
+    await writeFile(lockFile(file), JSON.stringify({ pid: 2 ** 22 + 1, host: (await import('node:os')).hostname() }));
 
-    const result = await runCli(['sync', flag, path], ENV);
+    const result = await runCli(['sync', ...args(file)], ENV);
 
     expect(result.stderr).toMatch(/^loadfeed: cannot reach the API: /m);
     expect(result.stderr).not.toMatch(/another loadfeed sync/);

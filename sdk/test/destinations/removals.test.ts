@@ -11,7 +11,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDuckdbDestination, openNdjsonDestination, openPostgresDestination, openSqliteDestination, type CopyDestination } from '../../src/destinations.js';
 import { syncLoads, verifyCopy } from '../../src/index.js';
-import { withoutPassword } from '../cli/copies.js';
+import { everyDestination, withoutPassword, type DestinationCase } from '../cli/copies.js';
 import { useScratchFolder } from '../cli/run-cli.js';
 import { loadInput, mockSetup } from '../helpers.js';
 
@@ -23,16 +23,11 @@ const pickup = (n: number) => new Date(START - 300 * DAY_MS + n * 3 * DAY_MS + n
 const LOADS = Array.from({ length: 120 }, (_, index) => loadInput(index + 1, { scheduledPickupDate: pickup(index + 1) }));
 
 type Open = (write: boolean) => Promise<CopyDestination>;
-const sqliteOpen = (path: string): Open => (write) => openSqliteDestination(path, { write });
-const CASES: { name: string; open(): Open }[] = [
-  { name: 'NDJSON', open: () => ((path) => (write: boolean) => openNdjsonDestination(path, `${path}.state.json`, { write }))(join(scratch.path, `${randomBytes(4).toString('hex')}.ndjson`)) },
-  { name: 'SQLite', open: () => sqliteOpen(join(scratch.path, `${randomBytes(4).toString('hex')}.db`)) },
-  { name: 'DuckDB', open: () => ((path) => (write: boolean) => openDuckdbDestination(path, { write }))(join(scratch.path, `${randomBytes(4).toString('hex')}.duckdb`)) },
-  {
-    name: 'PostgreSQL',
-    open: () => ((table) => (write: boolean) => openPostgresDestination({ connectionString: withoutPassword(customerDatabase.url), table, write }))(`t_${randomBytes(4).toString('hex')}`),
-  },
-];
+/** A fresh copy of the destination for each test: a base path no other test names. */
+function freshCopy(destination: DestinationCase): Open {
+  const file = join(scratch.path, randomBytes(4).toString('hex'));
+  return (write) => destination.open(file, write);
+}
 
 async function syncInto(open: Open, setup: ReturnType<typeof mockSetup>, deleteRemoved = false) {
   await setup.clock.advance(10 * 60_000);
@@ -53,9 +48,9 @@ async function verify(open: Open, setup: ReturnType<typeof mockSetup>) {
   }
 }
 
-describe.each(CASES)('removals in $name', ({ open: make }) => {
+describe.each(everyDestination(customerDatabase))('removals in $name', (destinationCase) => {
   it('marks what left the feed, verify calls it removed, a load that comes back is unmarked', async () => {
-    const open = make();
+    const open = freshCopy(destinationCase);
     const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
     await syncInto(open, setup);
     setup.mock.remove(['L000003', 'L000077']);
@@ -71,7 +66,7 @@ describe.each(CASES)('removals in $name', ({ open: make }) => {
   });
 
   it('a load the feed serves that the copy holds marked removed is a fault: differing in removedAt', async () => {
-    const open = make();
+    const open = freshCopy(destinationCase);
     const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
     await syncInto(open, setup);
     // A later write moves the copy's cursor past the marked loads' instant: they are owed, not the next sync's.
@@ -93,7 +88,7 @@ describe.each(CASES)('removals in $name', ({ open: make }) => {
   });
 
   it('deletes what left the feed with deleteRemoved', async () => {
-    const open = make();
+    const open = freshCopy(destinationCase);
     const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
     await syncInto(open, setup);
     setup.mock.remove(['L000010']);
@@ -112,7 +107,7 @@ describe.each(CASES)('removals in $name', ({ open: make }) => {
 describe('a copy made before removals', () => {
   it('SQLite: gains its removedAt column on the next run, every row kept and unmarked', async () => {
     const path = join(scratch.path, 'old.db');
-    const open = sqliteOpen(path);
+    const open: Open = (write) => openSqliteDestination(path, { write });
     const setup = mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000 } });
     await syncInto(open, setup);
     const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => { exec(sql: string): void; prepare(sql: string): { all(): unknown[] }; close(): void };

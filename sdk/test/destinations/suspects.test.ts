@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { openDuckdbDestination, openNdjsonDestination, openPostgresDestination, openSqliteDestination, type CopyDestination } from '../../src/destinations.js';
+import type { CopyDestination } from '../../src/destinations.js';
 import { syncLoads, verifyCopy } from '../../src/index.js';
-import { withoutPassword } from '../cli/copies.js';
+import { everyDestination, type DestinationCase } from '../cli/copies.js';
 import { useScratchFolder } from '../cli/run-cli.js';
 import { loadInput, mockSetup } from '../helpers.js';
 
@@ -20,16 +20,11 @@ const pickup = (n: number) => new Date(START - 300 * DAY_MS + n * 3 * DAY_MS + n
 const LOADS = Array.from({ length: 120 }, (_, index) => loadInput(index + 1, { scheduledPickupDate: pickup(index + 1) }));
 
 type Open = (write: boolean) => Promise<CopyDestination>;
-const named = (extension: string) => join(scratch.path, `${randomBytes(4).toString('hex')}.${extension}`);
-const CASES: { name: string; open(): Open }[] = [
-  { name: 'NDJSON', open: () => ((path) => (write: boolean) => openNdjsonDestination(path, `${path}.state.json`, { write }))(named('ndjson')) },
-  { name: 'SQLite', open: () => ((path) => (write: boolean) => openSqliteDestination(path, { write }))(named('db')) },
-  { name: 'DuckDB', open: () => ((path) => (write: boolean) => openDuckdbDestination(path, { write }))(named('duckdb')) },
-  {
-    name: 'PostgreSQL',
-    open: () => ((table) => (write: boolean) => openPostgresDestination({ connectionString: withoutPassword(customerDatabase.url), table, write }))(`t_${randomBytes(4).toString('hex')}`),
-  },
-];
+/** A fresh copy of the destination for each test: a base path no other test names. */
+function freshCopy(destination: DestinationCase): Open {
+  const file = join(scratch.path, randomBytes(4).toString('hex'));
+  return (write) => destination.open(file, write);
+}
 
 /** A mock deployment that never sends X-Feed-Settled-Through. */
 const unsettledDeployment = () => mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000, settledThroughHeader: false } });
@@ -53,9 +48,9 @@ async function suspectsIn(open: Open) {
   }
 }
 
-describe.each(CASES)('suspects in $name, on a deployment without the settled header', ({ open: make }) => {
+describe.each(everyDestination(customerDatabase))('suspects in $name, on a deployment without the settled header', (destinationCase) => {
   it('run 1 finds the absent loads and only keeps them as suspects; run 2, still not served, marks them removed', async () => {
-    const open = make();
+    const open = freshCopy(destinationCase);
     const setup = unsettledDeployment();
     await syncInto(open, setup);
     setup.mock.remove(['L000003', 'L000077']);
@@ -74,7 +69,7 @@ describe.each(CASES)('suspects in $name, on a deployment without the settled hea
   });
 
   it('a suspect the feed serves again is cleared, never marked', async () => {
-    const open = make();
+    const open = freshCopy(destinationCase);
     const setup = unsettledDeployment();
     await syncInto(open, setup);
     setup.mock.remove(['L000010', 'L000090']);
