@@ -88,7 +88,18 @@ SELECT l.id FROM feed_loads($1::bigint, $2::timestamptz, NULL, NULL, NULL, NULL,
     const parameters = [...feedParameters(scope, { page: 1, pageSize: 100 }), 1, 100];
     expect((await planNodes(app.pool, COUNTED_PAGE_SQL, parameters)).some((node) => node['Index Name'] === renewed.current)).toBe(true);
     const byStatus = choosePageStatement(scope, { page: 1, pageSize: 100, statuses: ['Delivered'] }, undefined);
-    expect((await planNodes(app.pool, byStatus.sql, byStatus.values)).filter((node) => node['Index Name'] === status).map((node) => node['Node Type'])).toEqual(['Index Only Scan']);
+    // On a seed this small the planner may walk the feed index for a status (PostgreSQL 18 does): the
+    // status index is asked for alone, the feed index dropped in a transaction rolled back.
+    const client = await app.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`DROP INDEX ${renewed.current}`);
+      const plan = await planNodes(client, byStatus.sql, byStatus.values);
+      expect(plan.filter((node) => node['Index Name'] === status).map((node) => node['Node Type'])).toContain('Index Only Scan');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it.each(CUT_OFF_INDEXES.map((index) => [index.file, index] as const))('is made again from sql/indexes/%s when the index there is not what the file makes', async (file, index) => {

@@ -12,7 +12,7 @@ export interface PlanNode {
 }
 
 /** Every node of the plan of `sql`, the top one first. `explain` adds options such as ANALYZE. */
-export async function planNodes(pool: pg.Pool, sql: string, values: unknown[], explain = 'FORMAT JSON'): Promise<PlanNode[]> {
+export async function planNodes(pool: pg.Pool | pg.PoolClient, sql: string, values: unknown[], explain = 'FORMAT JSON'): Promise<PlanNode[]> {
   const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${explain}) ${sql}`, values);
   const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
   return nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
