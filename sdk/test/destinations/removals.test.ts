@@ -9,25 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openDuckdbDestination, openNdjsonDestination, openPostgresDestination, openSqliteDestination, type CopyDestination } from '../../src/destinations.js';
+import { openDuckdbDestination, openNdjsonDestination, openPostgresDestination, openSqliteDestination } from '../../src/destinations.js';
 import { syncLoads, verifyCopy } from '../../src/index.js';
 import { everyDestination, withoutPassword, type DestinationCase } from '../cli/copies.js';
 import { useScratchFolder } from '../cli/run-cli.js';
 import { loadInput, mockSetup } from '../helpers.js';
+import { DAY_MS, freshCopy as freshCopyIn, LOADS, pickup, START, type Open } from './removal-fixture.js';
 
 const scratch = useScratchFolder();
 const customerDatabase = useTestDatabase();
-const DAY_MS = 86_400_000;
-const START = Date.UTC(2026, 0, 1);
-const pickup = (n: number) => new Date(START - 300 * DAY_MS + n * 3 * DAY_MS + n * 1000).toISOString();
-const LOADS = Array.from({ length: 120 }, (_, index) => loadInput(index + 1, { scheduledPickupDate: pickup(index + 1) }));
-
-type Open = (write: boolean) => Promise<CopyDestination>;
-/** A fresh copy of the destination for each test: a base path no other test names. */
-function freshCopy(destination: DestinationCase): Open {
-  const file = join(scratch.path, randomBytes(4).toString('hex'));
-  return (write) => destination.open(file, write);
-}
+const freshCopy = (destination: DestinationCase) => freshCopyIn(scratch.path, destination);
 
 async function syncInto(open: Open, setup: ReturnType<typeof mockSetup>, deleteRemoved = false) {
   await setup.clock.advance(10 * 60_000);

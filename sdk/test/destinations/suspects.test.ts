@@ -2,29 +2,17 @@
 // load found absent is kept as a suspect (suspectedAt / suspected_at on its row, or the NDJSON file's
 // <out>.suspects.ndjson) and not marked; the next run that still finds it absent marks it removed; one
 // the feed serves again is cleared.
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { useTestDatabase } from '@loadfeed/server/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import type { CopyDestination } from '../../src/destinations.js';
 import { syncLoads, verifyCopy } from '../../src/index.js';
 import { everyDestination, type DestinationCase } from '../cli/copies.js';
 import { useScratchFolder } from '../cli/run-cli.js';
 import { loadInput, mockSetup } from '../helpers.js';
+import { freshCopy as freshCopyIn, LOADS, pickup, type Open } from './removal-fixture.js';
 
 const scratch = useScratchFolder();
 const customerDatabase = useTestDatabase();
-const DAY_MS = 86_400_000;
-const START = Date.UTC(2026, 0, 1);
-const pickup = (n: number) => new Date(START - 300 * DAY_MS + n * 3 * DAY_MS + n * 1000).toISOString();
-const LOADS = Array.from({ length: 120 }, (_, index) => loadInput(index + 1, { scheduledPickupDate: pickup(index + 1) }));
-
-type Open = (write: boolean) => Promise<CopyDestination>;
-/** A fresh copy of the destination for each test: a base path no other test names. */
-function freshCopy(destination: DestinationCase): Open {
-  const file = join(scratch.path, randomBytes(4).toString('hex'));
-  return (write) => destination.open(file, write);
-}
+const freshCopy = (destination: DestinationCase) => freshCopyIn(scratch.path, destination);
 
 /** A mock deployment that never sends X-Feed-Settled-Through. */
 const unsettledDeployment = () => mockSetup({ mock: { loads: LOADS, rateLimitPerMinute: 100_000, settledThroughHeader: false } });
