@@ -11,6 +11,7 @@ import { COUNTED_PAGE_SQL, COUNT_SQL, PAGE_FROM_END_SQL, PAGE_FROM_START_SQL } f
 import type { LoadInput } from '@loadfeed/spec';
 import { useTestDatabase } from '../../src/testing/vitest.js';
 import { asChecked, startApp, testClock, type TestApp } from '../support/app.js';
+import { writeWithStamps } from '../support/stamps.js';
 
 const NOW = '2026-06-15T12:00:00.000Z';
 const WINDOW_START = feedWindowStart(new Date(NOW)).getTime();
@@ -133,27 +134,14 @@ describe('the feed against an in-memory oracle', () => {
       const unique = [...new Map(loads.map((load) => [load.loadNumber, load])).values()];
       const inputs: LoadInput[] = unique.map(({ stamp: _stamp, ...load }) => load);
       await app.load(code, inputs);
-      const client = await app.pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('ALTER TABLE loads DISABLE TRIGGER loads_keep_updated_at');
+      await writeWithStamps(app.pool, async (client) => {
         for (const load of unique) {
           await client.query(
             'UPDATE loads SET updated_at = $3::timestamptz WHERE load_number = $2::text AND customer_id = (SELECT id FROM customers WHERE code = $1::text)',
             [code, load.loadNumber, load.stamp],
           );
         }
-        // The feed-version bumps are deferred to commit: fire them now, as ALTER TABLE refuses pending events,
-        // and put the trigger back in the mode the server requires (ALWAYS), not the default one.
-        await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-        await client.query('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
       const { rows } = await app.pool.query<{ id: string; load_number: string }>(
         'SELECT l.id::text, l.load_number FROM loads AS l JOIN customers AS c ON c.id = l.customer_id WHERE c.code = $1::text',
         [code],

@@ -15,6 +15,7 @@ import { PAGE_STATEMENTS } from '../../src/loads/list-statements.js';
 import { listLoads, type FeedScope } from '../../src/loads/list.js';
 import { PageBoundaries } from '../../src/loads/page-boundaries.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
+import { writeWithStamps } from '../support/stamps.js';
 
 const LOADS = 60;
 /** Few stamps for many loads: ties, which a boundary must cut between as the feed's order (updated_at, id) does. */
@@ -40,10 +41,7 @@ describe('pages read after the page before', () => {
 
   /** Loads with the stamps given, written as given (the stamping trigger off, as an import of history is). */
   async function insertLoads(count: number): Promise<void> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('ALTER TABLE loads DISABLE TRIGGER loads_keep_updated_at');
+    await writeWithStamps(pool, async (client) => {
       for (let index = 0; index < count; index++) {
         inserted += 1;
         await client.query(
@@ -52,15 +50,7 @@ describe('pages read after the page before', () => {
           [scope.customerId, `L${inserted}`, ['Available', 'Covered', 'Delivered'][inserted % 3], `2026-0${4 + (inserted % 3)}-10T00:00:00.000Z`, STAMPS[(inserted * 7) % STAMPS.length]],
         );
       }
-      await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-      await client.query('ALTER TABLE loads ENABLE ALWAYS TRIGGER loads_keep_updated_at');
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** A write between two reads: the loads of the feed at `at` (modulo their number). */
