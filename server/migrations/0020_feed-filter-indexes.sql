@@ -1,6 +1,6 @@
 -- Up Migration
--- The feed's filters read their own rows (sql/indexes/loads_feed_status.sql, loads_feed_pickup.sql,
--- loads_feed_delivery.sql, and the page statements of src/loads/list-statements.ts that use them): the
+-- The feed's filters read their own rows (sql/indexes/loads_feed_status.sql, loads_feed_pickup_day.sql,
+-- loads_feed_delivery_day.sql, and the page statements of src/loads/list-statements.ts that use them): the
 -- feed index alone made a filtered page walk the customer's loads in (updated_at, id) order and drop
 -- those that did not match, which read every load of a big customer when the matches were all stamped
 -- late (in-transit loads, last week's pickups).
@@ -29,24 +29,24 @@ BEGIN
       to_char(cutoff, 'YYYY-MM-DD') || 'T00:00:00Z'
     );
   END IF;
-  IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_pickup') AND indisvalid) THEN
-    DROP INDEX IF EXISTS loads_feed_pickup;
-    CREATE INDEX loads_feed_pickup ON loads (customer_id, scheduled_pickup_date)
-      INCLUDE (status, updated_at, id, scheduled_delivery_date)
+  IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_pickup_day') AND indisvalid) THEN
+    DROP INDEX IF EXISTS loads_feed_pickup_day;
+    CREATE INDEX loads_feed_pickup_day ON loads (customer_id, ((scheduled_pickup_date AT TIME ZONE 'UTC')::date), updated_at, id)
+      INCLUDE (scheduled_pickup_date, status, scheduled_delivery_date)
       WHERE scheduled_pickup_date IS NOT NULL;
   END IF;
-  IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_delivery') AND indisvalid) THEN
-    DROP INDEX IF EXISTS loads_feed_delivery;
-    CREATE INDEX loads_feed_delivery ON loads (customer_id, scheduled_delivery_date)
-      INCLUDE (status, updated_at, id, scheduled_pickup_date)
+  IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_delivery_day') AND indisvalid) THEN
+    DROP INDEX IF EXISTS loads_feed_delivery_day;
+    CREATE INDEX loads_feed_delivery_day ON loads (customer_id, ((scheduled_delivery_date AT TIME ZONE 'UTC')::date), updated_at, id)
+      INCLUDE (scheduled_delivery_date, status, scheduled_pickup_date)
       WHERE scheduled_pickup_date IS NOT NULL AND scheduled_delivery_date IS NOT NULL;
   END IF;
 END
 $$;
 
 -- Down Migration
-DROP INDEX IF EXISTS loads_feed_delivery;
-DROP INDEX IF EXISTS loads_feed_pickup;
+DROP INDEX IF EXISTS loads_feed_delivery_day;
+DROP INDEX IF EXISTS loads_feed_pickup_day;
 DO $$
 DECLARE
   version text;

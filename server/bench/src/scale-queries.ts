@@ -75,7 +75,8 @@ export function statementsOf(query: ScaleQuery, scope: FeedScope, count: number,
   if (!before) return filters.page === 1 ? [counted] : [{ sql: counting.sql, values: counted.values.slice(0, 1) }, kept];
   const feed = PAGE_STATEMENTS.feed;
   const countedPages = Object.values(PAGE_STATEMENTS).flatMap((statements) => [statements.countedPage, statements.countedPageByCounters]);
-  const swap = (sql: string) => (countedPages.includes(sql) ? feed.countedPage : sql === PAGE_STATEMENTS.status.fromEnd || sql === PAGE_STATEMENTS.range.fromEnd ? feed.fromEnd : sql === PAGE_STATEMENTS.status.fromStart || sql === PAGE_STATEMENTS.range.fromStart ? feed.fromStart : sql);
+  const pagesOf = (from: 'fromStart' | 'fromEnd') => Object.values(PAGE_STATEMENTS).map((statements) => statements[from]);
+  const swap = (sql: string) => (countedPages.includes(sql) ? feed.countedPage : pagesOf('fromEnd').includes(sql) ? feed.fromEnd : pagesOf('fromStart').includes(sql) ? feed.fromStart : sql);
   if (filters.page === 1) return [{ sql: swap(counted.sql), values: counted.values }];
   return [{ sql: COUNT_SQL, values: counted.values.slice(0, 1) }, { sql: swap(kept.sql), values: kept.values }];
 }

@@ -36,7 +36,7 @@ const UNLIMITED = 2_000_000_000;
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** The filter indexes, by name or (the status index's name carries its cutoff) by its pattern. */
-const FILTER_INDEXES = ['loads_feed\\_status\\_%', 'loads_feed_pickup', 'loads_feed_delivery'];
+const FILTER_INDEXES = ['loads_feed\\_status\\_%', 'loads_feed_pickup_day', 'loads_feed_delivery_day'];
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'table,writes,statements,counts,copy').split(','));
 

@@ -9,9 +9,10 @@
 -- - the loads of those days that the settled horizon leaves out (stamped after q.settled_through): a range
 --   of the feed index, the last moments' writes
 -- + or - the settled loads between each bound and its midnight (at most half a day each, counted from the
---   pickup index with every rule of feed_loads): added where the bound was rounded inward, taken away
---   where it was rounded outward. A pickupTo given as a date (its day's last millisecond) is rounded up
---   to the next midnight, and the loads after that millisecond, none as a rule, are taken away.
+--   pickup index by their days, with every rule of feed_loads): added where the bound was rounded
+--   inward, taken away where it was rounded outward. A pickupTo given as a date (its day's last
+--   millisecond) is rounded up to the next midnight, and the loads after that millisecond, none as a
+--   rule, are taken away.
 -- Without pickupTo, the counters and the horizon's loads have no upper bound (a load picked up at
 -- 'infinity' has the day 'infinity'). One row, one column. A set-returning LANGUAGE sql function of one
 -- SELECT, so that PostgreSQL inlines it into the caller's statement and folds the bounds, made of the
@@ -40,12 +41,14 @@ CREATE OR REPLACE FUNCTION feed_count(q feed_query) RETURNS SETOF bigint LANGUAG
            (SELECT count(*) FROM loads AS l
              WHERE l.customer_id = q.customer_id
                AND l.scheduled_pickup_date >= d.low AND l.scheduled_pickup_date < d.first_at
+               AND (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date BETWEEN d.low_day AND d.first_day
                AND (q.statuses IS NULL OR l.status = ANY (q.statuses))
                AND l.updated_at <= q.settled_through)
               WHEN d.low > d.first_at THEN
          - (SELECT count(*) FROM loads AS l
              WHERE l.customer_id = q.customer_id
                AND l.scheduled_pickup_date >= d.first_at AND l.scheduled_pickup_date < d.low
+               AND (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date BETWEEN d.first_day AND d.low_day
                AND (q.statuses IS NULL OR l.status = ANY (q.statuses))
                AND l.updated_at <= q.settled_through)
               ELSE 0 END
@@ -54,18 +57,23 @@ CREATE OR REPLACE FUNCTION feed_count(q feed_query) RETURNS SETOF bigint LANGUAG
            (SELECT count(*) FROM loads AS l
              WHERE l.customer_id = q.customer_id
                AND l.scheduled_pickup_date >= d.end_at AND l.scheduled_pickup_date <= d.high
+               AND (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date BETWEEN d.end_day AND d.high_day
                AND (q.statuses IS NULL OR l.status = ANY (q.statuses))
                AND l.updated_at <= q.settled_through)
               ELSE
          - (SELECT count(*) FROM loads AS l
              WHERE l.customer_id = q.customer_id
                AND l.scheduled_pickup_date > d.high AND l.scheduled_pickup_date < d.end_at
+               AND (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date BETWEEN d.high_day AND d.end_day
                AND (q.statuses IS NULL OR l.status = ANY (q.statuses))
                AND l.updated_at <= q.settled_through)
          END
          END
     FROM (SELECT b.low, b.high, b.first_day, b.end_day,
-                 b.first_day::timestamp AT TIME ZONE 'UTC' AS first_at, b.end_day::timestamp AT TIME ZONE 'UTC' AS end_at
+                 b.first_day::timestamp AT TIME ZONE 'UTC' AS first_at, b.end_day::timestamp AT TIME ZONE 'UTC' AS end_at,
+                 -- The days of the bounds themselves: a partial day's loads are read by their day in the
+                 -- pickup index (loads_feed_pickup_day), not by the customer's every pickup.
+                 (b.low AT TIME ZONE 'UTC')::date AS low_day, (b.high AT TIME ZONE 'UTC')::date AS high_day
             FROM (SELECT r.low, r.high,
                          -- Each bound to its nearer midnight (noon: up). low <= high makes first_day <= end_day.
                          -- Made of immutable steps only (a timestamptz plus an interval is not: it reads the

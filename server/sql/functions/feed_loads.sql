@@ -21,6 +21,13 @@ CREATE OR REPLACE FUNCTION feed_loads(q feed_query) RETURNS SETOF loads LANGUAGE
      AND (q.pickup_to IS NULL OR l.scheduled_pickup_date <= q.pickup_to)
      AND (q.delivery_from IS NULL OR l.scheduled_delivery_date >= q.delivery_from)
      AND (q.delivery_to IS NULL OR l.scheduled_delivery_date <= q.delivery_to)
+     -- A date range's UTC days, which each range implies: what its index (loads_feed_pickup_day,
+     -- loads_feed_delivery_day) seeks, where the range alone would read the customer's every day.
+     AND (q.pickup_from IS NULL AND q.pickup_to IS NULL
+          OR (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date >= (greatest(q.window_start, q.pickup_from) AT TIME ZONE 'UTC')::date)
+     AND (q.pickup_to IS NULL OR (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date <= (q.pickup_to AT TIME ZONE 'UTC')::date)
+     AND (q.delivery_from IS NULL OR (l.scheduled_delivery_date AT TIME ZONE 'UTC')::date >= (q.delivery_from AT TIME ZONE 'UTC')::date)
+     AND (q.delivery_to IS NULL OR (l.scheduled_delivery_date AT TIME ZONE 'UTC')::date <= (q.delivery_to AT TIME ZONE 'UTC')::date)
      AND (q.po_number IS NULL OR l.po_number = q.po_number)
      AND (q.billing_ref_number IS NULL OR l.billing_ref_number = q.billing_ref_number)
      AND l.updated_at <= q.settled_through

@@ -27,16 +27,40 @@ import { COUNTERS_TOTAL, ROWS_TOTAL, countStatement } from './count-statements.j
  *   (poNumber, billingRefNumber: their indexes hold a few rows, which the planner sorts).
  * - `status`: one walk a status, in the feed's order, over the status index, each taking no more than the
  *   page needs, merged: O(statuses x (skip + take)).
- * - `range`: a pickup or delivery range: every match, by whichever index the planner finds narrowest
- *   (the range's, or the status's), then sorted. `+ interval '0'` keeps the order the same and stops any
- *   index from offering it, so no plan walks the feed for a LIMIT: O(matches), whatever the page.
+ * - `pickup days`, `delivery days`: a pickup or delivery range, one walk a UTC day of the range, in the
+ *   feed's order, over the day index (loads_feed_pickup_day.sql, loads_feed_delivery_day.sql), each taking
+ *   no more than the page needs, merged: O(days x (skip + take)), and never more than the range's loads.
+ *   The days are those of the range that hold a load, each found by a seek past the day before (a
+ *   recursive walk of the distinct days), so an open or far bound costs nothing for the days without loads.
  */
-export type FeedAccess = 'feed' | 'status' | 'range';
+export type FeedAccess = 'feed' | 'status' | 'pickup days' | 'delivery days';
 
 /** ORDER BY of the feed's order, forward or backward: $a and $b stand for the time and id columns. */
 function order(direction: 'ASC' | 'DESC', time: string, id: string): string {
   return `${time} ${direction}, ${id} ${direction}`;
 }
+
+/**
+ * A day walk's UTC day of a load, as its index (sql/indexes/loads_feed_*_day.sql) is keyed, and the days
+ * of the query's range that may hold its loads: the same day bounds feed_loads.sql adds to the range.
+ * The days are looked for in the loads of the range alone, not the feed's other filters, so that each
+ * is one seek of the day index (a status filter there would let the planner read every load of the
+ * status for each day).
+ */
+const DAY_WALKS = {
+  'pickup days': {
+    day: "(l.scheduled_pickup_date AT TIME ZONE 'UTC')::date",
+    range: `l.scheduled_pickup_date >= ($1::feed_query).window_start
+         AND (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date >= (greatest(($1::feed_query).window_start, ($1::feed_query).pickup_from) AT TIME ZONE 'UTC')::date
+         AND (($1::feed_query).pickup_to IS NULL OR (l.scheduled_pickup_date AT TIME ZONE 'UTC')::date <= (($1::feed_query).pickup_to AT TIME ZONE 'UTC')::date)`,
+  },
+  'delivery days': {
+    day: "(l.scheduled_delivery_date AT TIME ZONE 'UTC')::date",
+    range: `l.scheduled_pickup_date >= ($1::feed_query).window_start AND l.scheduled_delivery_date IS NOT NULL
+         AND (($1::feed_query).delivery_from IS NULL OR (l.scheduled_delivery_date AT TIME ZONE 'UTC')::date >= (($1::feed_query).delivery_from AT TIME ZONE 'UTC')::date)
+         AND (($1::feed_query).delivery_to IS NULL OR (l.scheduled_delivery_date AT TIME ZONE 'UTC')::date <= (($1::feed_query).delivery_to AT TIME ZONE 'UTC')::date)`,
+  },
+} as const;
 
 /**
  * Rows after the load $2 (a load number of the customer's) in the feed's order: where the page before ended
@@ -61,10 +85,32 @@ function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, ta
    ORDER BY ${order(direction, 'w.updated_at', 'w.id')}
   OFFSET ${skip} LIMIT ${take}`;
   }
-  const time = access === 'range' ? "l.updated_at + interval '0'" : 'l.updated_at';
+  if (access === 'pickup days' || access === 'delivery days') {
+    const { day, range } = DAY_WALKS[access];
+    // The first day of the range after `after`, as an ordered walk of the day index that stops at one
+    // (written so, not as min(): the planner may otherwise aggregate every load of the range).
+    const firstDay = (after: string) => `(SELECT ${day} FROM loads AS l
+       WHERE l.customer_id = ($1::feed_query).customer_id
+         AND ${range}${after}
+       ORDER BY ${day} LIMIT 1)`;
+    return `
+  WITH RECURSIVE days(day) AS (
+    SELECT ${firstDay('')}
+    UNION ALL
+    SELECT ${firstDay(`\n         AND ${day} > days.day`)}
+      FROM days WHERE days.day IS NOT NULL)
+  SELECT w.id FROM days
+   CROSS JOIN LATERAL (
+     SELECT l.id, l.updated_at FROM feed_loads($1::feed_query) AS l
+      WHERE ${day} = days.day${after ? `\n        AND ${after}` : ''}
+      ORDER BY ${order(direction, 'l.updated_at', 'l.id')}
+      LIMIT ${skip} + ${take}) AS w
+   ORDER BY ${order(direction, 'w.updated_at', 'w.id')}
+  OFFSET ${skip} LIMIT ${take}`;
+  }
   return `
   SELECT l.id FROM feed_loads($1::feed_query) AS l${after ? `\n   WHERE ${after}` : ''}
-   ORDER BY ${order(direction, time, 'l.id')}
+   ORDER BY ${order(direction, 'l.updated_at', 'l.id')}
   OFFSET ${skip} LIMIT ${take}`;
 }
 
@@ -131,7 +177,8 @@ function statementsOf(access: FeedAccess): PageStatements {
 export const PAGE_STATEMENTS: Readonly<Record<FeedAccess, PageStatements>> = {
   feed: statementsOf('feed'),
   status: statementsOf('status'),
-  range: statementsOf('range'),
+  'pickup days': statementsOf('pickup days'),
+  'delivery days': statementsOf('delivery days'),
 };
 
 /** The feed access's statements under their own names (the statements most tests and benchmarks read). */

@@ -116,11 +116,13 @@ export function choosePageStatement(
 
 /**
  * Which index finds the page (list-statements.ts, FeedAccess): an exact match's few rows are the
- * narrowest; then a date range's matches, sorted; then each status's loads in the feed's order.
+ * narrowest; then a date range's days, each day's loads in the feed's order (the pickup range's when both
+ * are given); then each status's loads in the feed's order.
  */
 export function feedAccessOf(filters: LoadFilters): FeedAccess {
   if (filters.poNumber !== undefined || filters.billingRefNumber !== undefined) return 'feed';
-  if ([filters.pickupFrom, filters.pickupTo, filters.deliveryFrom, filters.deliveryTo].some((bound) => bound !== undefined)) return 'range';
+  if (filters.pickupFrom !== undefined || filters.pickupTo !== undefined) return 'pickup days';
+  if (filters.deliveryFrom !== undefined || filters.deliveryTo !== undefined) return 'delivery days';
   return filters.statuses ? 'status' : 'feed';
 }
 

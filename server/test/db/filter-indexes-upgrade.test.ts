@@ -17,7 +17,7 @@ const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const INDEXES = fileURLToPath(new URL('../../sql/indexes/', import.meta.url));
 const DESIGN = fileURLToPath(new URL('../../DESIGN.md', import.meta.url));
 /** The filter indexes, the status index by its name without the cutoff it carries. */
-const FILTER_INDEXES = ['loads_feed_status', 'loads_feed_pickup', 'loads_feed_delivery'];
+const FILTER_INDEXES = ['loads_feed_status', 'loads_feed_pickup_day', 'loads_feed_delivery_day'];
 const STATUS_INDEX = CUT_OFF_INDEXES.find((index) => index.file === 'loads_feed_status.sql')!;
 /** The statements DESIGN.md gives an operator to run before migrating, the cutoff's date still to be written in. */
 const PRE_BUILDS = readFileSync(DESIGN, 'utf8').match(/CREATE INDEX CONCURRENTLY [^;]+;/g) ?? [];
@@ -136,7 +136,7 @@ describe('migration 0020 on indexes built first', () => {
     expect(await migrateNext(1)).toEqual(['0020_feed-filter-indexes']);
     const after = await indexes();
     for (const name of FILTER_INDEXES) expect(after.get(name)?.valid).toBe(true);
-    expect(after.get('loads_feed_pickup')!.oid).toBe(oids.get('loads_feed_pickup'));
+    expect(after.get('loads_feed_pickup_day')!.oid).toBe(oids.get('loads_feed_pickup_day'));
     expect(after.get('loads_feed_status')!.oid).not.toBe(oids.get('loads_feed_status'));
   });
 

@@ -157,6 +157,38 @@ describe('a filtered page on a customer whose matches are stamped last', () => {
     }
   });
 
+  // A date range walks its days, each in the feed's order, and takes no more of each than the page needs:
+  // a page of 10 of a week of some 1,700 loads reads a bounded multiple of days x page, not the week.
+  const weeks: [string, Omit<LoadFilters, 'page' | 'pageSize'>][] = [
+    ['a pickup week', { pickupFrom: isoDay(-7), pickupTo: isoDay(0) }],
+    ['a delivery week', { deliveryFrom: isoDay(-5), deliveryTo: isoDay(2) }],
+    ['pickupFrom alone, a week back', { pickupFrom: isoDay(-7) }],
+  ];
+
+  it.each(weeks)('%s, 10 a page: page 1, the page after a load and the last page read O(days x page), not the range', async (_title, query) => {
+    const scope = scopes.get('big')!;
+    const pageSize = 10;
+    const days = 9;
+    const filters: LoadFilters = { page: 1, pageSize, ...query };
+    const counting = choosePageStatement(scope, { ...filters, page: 2 }, undefined);
+    const count = Number((await app.pool.query<{ total_count: string }>(counting.sql, counting.values)).rows[0]!.total_count);
+    expect(count).toBeGreaterThan(BOUND * days * pageSize);
+    // The pages with the count known (a count's partial days read a day's loads each: the test above).
+    const firstPage = choosePageStatement(scope, filters, count);
+    const { rows } = await app.pool.query<{ data: string }>(firstPage.sql, firstPage.values);
+    const lastOfPage1 = (JSON.parse(rows[0]!.data) as { loadNumber: string }[]).at(-1)!.loadNumber;
+    const statements = [
+      firstPage,
+      choosePageStatement(scope, { ...filters, page: 2 }, count, false, lastOfPage1),
+      choosePageStatement(scope, { ...filters, page: Math.ceil(count / pageSize) }, count),
+    ];
+    expect(statements.map((statement) => statement.kind)).toEqual(['page', 'page', 'page']);
+    for (const { sql, values } of statements) {
+      const read = rowsRead(await planNodes(app.pool, sql, values, 'ANALYZE, FORMAT JSON'));
+      expect(read, `${read} rows read for a page of ${pageSize} of ${count} matches by${sql}`).toBeLessThanOrEqual(BOUND * days * pageSize);
+    }
+  });
+
   // The count of no filter, statuses and a pickup range reads the counters of its whole days and, of the
   // customer's loads, only those of its partial first and last days and those the horizon leaves out:
   // never the window's (some 26,000 loads here; a partial day holds about 300).

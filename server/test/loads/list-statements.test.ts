@@ -61,7 +61,7 @@ describe('the statements of listLoads', () => {
       { requiredKeys: [] },
     );
     const statusesAlone = fc.record({ statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }) });
-    // A date range, with or without statuses: the range access, drawn every time.
+    // A pickup range, with or without statuses and a delivery bound: the pickup days access, drawn every time.
     const ranged = fc.record(
       {
         statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }),
@@ -70,9 +70,18 @@ describe('the statements of listLoads', () => {
       },
       { requiredKeys: ['pickupFrom'] },
     );
+    // A delivery range alone or with statuses, open on either side: the delivery days access.
+    const delivered = fc.record(
+      {
+        statuses: fc.subarray([...LOAD_STATUSES], { minLength: 1 }),
+        deliveryFrom: fc.constantFrom('2026-05-05T00:00:00.000Z', '2026-05-07T08:00:00.000Z'),
+        deliveryTo: fc.constantFrom('2026-05-09T23:59:59.999Z', '2026-05-30T00:00:00.000Z'),
+      },
+      { requiredKeys: [] },
+    ).filter((drawn) => drawn.deliveryFrom !== undefined || drawn.deliveryTo !== undefined);
     const accesses = new Set<FeedAccess>();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(filters, statusesAlone, ranged), fc.integer({ min: 1, max: 4 }), async (drawnFilters, pageSize) => {
+      fc.asyncProperty(fc.oneof(filters, statusesAlone, ranged, delivered), fc.integer({ min: 1, max: 4 }), async (drawnFilters, pageSize) => {
         const drawn: Partial<typeof filters extends fc.Arbitrary<infer T> ? T : never> = drawnFilters;
         const query = { ...drawn, page: 1, pageSize };
         const [literal] = feedParameters(scope, query);
@@ -103,6 +112,6 @@ describe('the statements of listLoads', () => {
       }),
       { numRuns: 60 },
     );
-    expect([...accesses].sort()).toEqual(['feed', 'range', 'status']);
+    expect([...accesses].sort()).toEqual(['delivery days', 'feed', 'pickup days', 'status']);
   });
 });

@@ -40,18 +40,19 @@ describe('choosing the statement that reads a page', () => {
     expect(choose(99, 1000)).toEqual({ kind: 'page', sql: PAGE_FROM_END_SQL, parameters: 3 });
   });
 
-  it('finds the page by an exact match first, then a date range, then the statuses, else the feed in its order', () => {
+  it('finds the page by an exact match first, then a date range\'s days (the pickup range\'s first), then the statuses, else the feed in its order', () => {
     const access = (filters: object) => feedAccessOf({ page: 1, pageSize: 10, ...filters });
     expect(access({})).toBe('feed');
     expect(access({ updatedSince: '2026-01-01T00:00:00.000Z' })).toBe('feed');
     expect(access({ statuses: ['InTransit'], updatedSince: '2026-01-01T00:00:00.000Z' })).toBe('status');
-    for (const bound of ['pickupFrom', 'pickupTo', 'deliveryFrom', 'deliveryTo']) {
-      expect(access({ [bound]: '2026-01-01T00:00:00.000Z' })).toBe('range');
-      expect(access({ [bound]: '2026-01-01T00:00:00.000Z', statuses: ['InTransit'] })).toBe('range');
+    for (const [bound, days] of [['pickupFrom', 'pickup days'], ['pickupTo', 'pickup days'], ['deliveryFrom', 'delivery days'], ['deliveryTo', 'delivery days']] as const) {
+      expect(access({ [bound]: '2026-01-01T00:00:00.000Z' })).toBe(days);
+      expect(access({ [bound]: '2026-01-01T00:00:00.000Z', statuses: ['InTransit'] })).toBe(days);
       expect(access({ [bound]: '2026-01-01T00:00:00.000Z', poNumber: 'P' })).toBe('feed');
     }
+    expect(access({ pickupFrom: '2026-01-01T00:00:00.000Z', deliveryTo: '2026-02-01T00:00:00.000Z' })).toBe('pickup days');
     expect(access({ statuses: ['InTransit'], billingRefNumber: 'B' })).toBe('feed');
-    expect(choosePageStatement(scope, { page: 1, pageSize: 10, pickupTo: '2026-01-01T00:00:00.000Z' }, undefined).sql).toBe(PAGE_STATEMENTS.range.countedPageByCounters);
+    expect(choosePageStatement(scope, { page: 1, pageSize: 10, pickupTo: '2026-01-01T00:00:00.000Z' }, undefined).sql).toBe(PAGE_STATEMENTS['pickup days'].countedPageByCounters);
   });
 
   // How the value is made, field by field, is test/db/feed-query.test.ts's, against the type in a database.
