@@ -28,7 +28,25 @@ export function cpuMsOf(pid: number | undefined): number {
   }
 }
 
+/** How many times an instance is started on other ports when the ones drawn were taken meanwhile. */
+const PORT_ATTEMPTS = 3;
+const PORT_TAKEN = /the port is in use/;
+
+/**
+ * Starts an instance on free ports. A port found free may be taken by another process before the instance
+ * binds it (freePort closes its probe first): then the instance is started again on other ports.
+ */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnFreePorts(env);
+    } catch (error) {
+      if (attempt >= PORT_ATTEMPTS || !(error instanceof Error) || !PORT_TAKEN.test(error.message)) throw error;
+    }
+  }
+}
+
+async function startOnFreePorts(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const metricsPort = await freePort();
   const child: ChildProcess = spawn(process.execPath, [BIN, 'start'], {
