@@ -120,6 +120,11 @@ describe('the packed SDK in every runtime, against the reference server', () => 
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/NotCapable: Requires net access to "127\.0\.0\.1:\d+", run again with the --allow-net flag/);
     expect(denied.stderr).not.toContain('ConnectionError');
+    // The command line names the refusal and the grant, as an expected failure: not "unexpected error", not retried.
+    const host = new URL(reference.baseUrl).host;
+    const cli = await run(runtimes.deno, ['run', '--no-prompt', '--allow-env', `--allow-read=${project.path}`, join('node_modules', '@loadfeed', 'sdk', 'bin', 'loadfeed.js'), 'list'], { cwd: project.path, env });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toBe(`loadfeed: Deno denied net access to ${host}, which the command needs: run it again with --allow-net=${host}\n`);
   });
 
   it("--sqlite's destination on the runtime's own SQLite: node:sqlite on Node 22, 24 and 26 and Deno, bun:sqlite on Bun; Node 20 without better-sqlite3 says to install it", async () => {
@@ -161,6 +166,11 @@ describe('the packed SDK in every runtime, against the reference server', () => 
         await mkdir(folder);
         const result = await run(command, [...args, 'sqlite-guarantees.mjs'], { cwd: project.path, env: { LOADFEED_FOLDER: folder, DENO_NO_UPDATE_CHECK: '1' } });
         expect(result.code, `${runtime}:\n${result.stderr}`).toBe(0);
+        // SQLite's own failure, named with its code as better-sqlite3's is (failure.test.ts), not an unexpected error.
+        await writeFile(join(folder, 'not-sqlite.db'), 'my notes, not a database\n'.repeat(200));
+        const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, DENO_NO_UPDATE_CHECK: '1' };
+        const cli = await run(command, [...args, join('node_modules', '@loadfeed', 'sdk', 'bin', 'loadfeed.js'), 'sync', '--sqlite', join(folder, 'not-sqlite.db')], { cwd: project.path, env });
+        expect(cli.stderr, runtime).toBe('loadfeed: SQLite: file is not a database (SQLITE_NOTADB)\n');
         return [runtime, folder, JSON.parse(result.stdout) as Record<string, unknown>] as const;
       }),
     );
