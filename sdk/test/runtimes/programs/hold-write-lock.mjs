@@ -1,5 +1,5 @@
 // A worker thread that takes the database's write lock (BEGIN IMMEDIATE), says so, holds it for
-// `holdMs` and commits: the destination's write in the main thread meanwhile must wait for it.
+// `holdMs` and commits, saying when: the destination's write in the main thread meanwhile must wait for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './sqlite-connection.mjs';
 
@@ -9,6 +9,7 @@ db.exec(`INSERT INTO loadfeed_sync (id, cursor) VALUES (1, '${workerData.cursor}
 parentPort.postMessage('held');
 setTimeout(() => {
   db.exec('COMMIT');
+  const releasedAt = Date.now();
   db.close();
-  parentPort.postMessage('released');
+  parentPort.postMessage({ releasedAt });
 }, workerData.holdMs);

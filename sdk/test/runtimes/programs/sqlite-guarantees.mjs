@@ -95,33 +95,37 @@ const checks = {
     return { refused, cursor, lockLeft: existsSync(`${path}.lock`) };
   },
 
-  /** Another connection holding the write lock: the page's write waits for it (busy_timeout) and commits, where SQLITE_BUSY would otherwise be thrown at once. */
+  /**
+   * Another connection holding the write lock: the page's write, begun while it is held, waits for it
+   * (busy_timeout) and commits after it is released, where SQLITE_BUSY would otherwise be thrown at once.
+   * Times from both threads' Date.now(), so that a main thread slow to hear 'held' cannot fake a wait.
+   */
   async busyWriter() {
     const path = join(folder, 'busy.db');
     const destination = await openSqliteDestination(path);
     try {
       destination.write([row(1, T1)], T1);
-      const holdMs = 600;
+      const holdMs = 1000;
       const holder = new Worker(new URL('./hold-write-lock.mjs', import.meta.url), { workerData: { path, holdMs, cursor: T0 } });
       const released = new Promise((resolve, reject) => {
         holder.on('error', reject);
-        holder.on('message', (message) => message === 'released' && resolve());
+        holder.on('message', (message) => message.releasedAt !== undefined && resolve(message.releasedAt));
       });
       await new Promise((resolve, reject) => {
         holder.once('error', reject);
         holder.on('message', (message) => message === 'held' && resolve());
       });
-      const started = Date.now();
+      const startedAt = Date.now();
       let error;
       try {
         destination.write([row(2, T3)], T3);
       } catch (thrown) {
         error = thrown.message;
       }
-      const waitedMs = Date.now() - started;
-      await released;
+      const endedAt = Date.now();
+      const releasedAt = await released;
       await holder.terminate();
-      return { error, waitedMs, holdMs, contents: await contents(path) };
+      return { error, begunWhileHeld: startedAt < releasedAt, endedAfterRelease: endedAt >= releasedAt, contents: await contents(path) };
     } finally {
       await destination.close();
     }
