@@ -81,6 +81,10 @@ function databaseOf(db: BuiltInDatabase): SqliteDatabase {
   };
 }
 
+/** node:sqlite's code for every SQLite error (better-sqlite3 and bun:sqlite give SQLite's own, `SQLITE_BUSY`). */
+export const NODE_SQLITE_ERROR = 'ERR_SQLITE_ERROR';
+export { resultCodeName as sqliteCodeName } from './sqlite-result-codes.js';
+
 /** An import that a bundler or TypeScript does not follow (the module may not exist in this runtime). */
 const importNamed = (specifier: string): Promise<unknown> => import(specifier);
 

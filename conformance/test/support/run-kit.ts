@@ -57,6 +57,8 @@ export interface KitRunOptions {
   keys: Partial<Keys> & { primary: string };
   grep?: string;
   exhaust?: boolean;
+  /** The Node binary that runs the kit (and Playwright under it); this one by default. */
+  node?: string;
   /** Looks at the report folder before it is removed. */
   inspectReport?: (reportDir: string) => Promise<void>;
 }
@@ -67,11 +69,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the bin with these arguments and the LOADFEED_* variables given (no others from this process). */
-export function runCli(args: readonly string[], loadfeedEnv: Record<string, string>): Promise<CliRun> {
+/** Runs the bin with these arguments and the LOADFEED_* variables given (no others from this process), under `node` (this one by default). */
+export function runCli(args: readonly string[], loadfeedEnv: Record<string, string>, node: string = process.execPath): Promise<CliRun> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LOADFEED_')));
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...env, ...loadfeedEnv }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(node, [CLI, ...args], { env: { ...env, ...loadfeedEnv }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ exitCode: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -84,7 +86,7 @@ export async function runKit(options: KitRunOptions): Promise<KitRun> {
     LOADFEED_API_KEY: options.keys.primary,
     ...(options.keys.second ? { LOADFEED_SECOND_KEY: options.keys.second } : {}),
     ...(options.keys.revoked ? { LOADFEED_REVOKED_KEY: options.keys.revoked } : {}),
-  });
+  }, options.node);
   try {
     await options.inspectReport?.(reportDir);
     const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8').catch(() => '{"suites":[]}')) as {

@@ -16,6 +16,7 @@ import {
 import { DESTINATION_KINDS } from '../destinations.js';
 import { PageContractError } from '../page-contract.js';
 import { ENV_API_KEY, EXIT_CODES } from './command.js';
+import { describePermissionDenial } from './permission-denial.js';
 
 /** Anything shaped like an API key, however a message quotes it. */
 const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[^\\s"'\`,;)]+`, 'gi');
@@ -30,6 +31,8 @@ export function describeFailure(error: unknown): Failure {
   const withRequestId = (message: string, requestId: string | undefined) => (requestId ? `${message} (request id ${requestId})` : message);
 
   if (error instanceof CliError) return failure(error.message, error.exitCode);
+  const denial = describePermissionDenial(error);
+  if (denial !== undefined) return failure(denial);
   if (error instanceof AbortError) return failure('interrupted', EXIT_CODES.interrupted);
   if (error instanceof AuthenticationError) {
     return failure(withRequestId(`the API key was refused (401): check ${ENV_API_KEY}; a revoked or mistyped key looks the same`, error.requestId));

@@ -11,7 +11,7 @@ import type { LoadRow } from '../client.js';
 import type { CopyDestination } from '../destination.js';
 import { spanBounds, type PickupSpan, type RemovalCopy, type Suspect } from '../removals/copy.js';
 import { importOptional, refuseEphemeralPath, type DestinationKind, type OptionalPackage } from './kind.js';
-import { loadSqlite, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from '../sqlite-driver.js';
+import { loadSqlite, NODE_SQLITE_ERROR, sqliteCodeName, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from '../sqlite-driver.js';
 import { lockFile, type FileLock } from './lock-file.js';
 import { rowOfValues } from './row-values.js';
 import { RECOPY, refuseMisfits, type Misfit } from './table-check.js';
@@ -27,6 +27,10 @@ export const sqliteKind: DestinationKind = {
   open: (path, _extras, { write }) => openSqliteDestination(path, { write }),
   describeError(error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+    if (code === NODE_SQLITE_ERROR) {
+      const name = sqliteCodeName(error as { errcode?: number; message: string });
+      return `SQLite: ${(error as Error).message}${name === undefined ? '' : ` (${name})`}`;
+    }
     return code.startsWith('SQLITE_') ? `SQLite: ${(error as Error).message} (${code})` : undefined;
   },
 };

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { describeFailure } from '../../src/cli/failure.js';
 import { AbortError, ConnectionError, ContractError, LoadfeedError, errorFromResponse } from '../../src/index.js';
 
+/** An error as node:sqlite throws it: Node gives the result code in errcode, Deno only the message. */
+const nodeSqliteError = (message: string, errcode?: number) => Object.assign(new Error(message), { code: 'ERR_SQLITE_ERROR' }, errcode === undefined ? {} : { errcode, errstr: message });
+
 const json = new Headers({ 'content-type': 'application/json', 'retry-after': '30' });
 
 describe('describeFailure', () => {
@@ -33,8 +36,22 @@ describe('describeFailure', () => {
       'another process (4242) has the DuckDB file open (a loadfeed sync, or a DuckDB session): try again when it ends',
     ],
     ['DuckDB', new Error('Constraint Error: NOT NULL constraint failed: loads.status'), 'DuckDB: Constraint Error: NOT NULL constraint failed: loads.status'],
+    // node:sqlite (Node 22.13+, Deno) says ERR_SQLITE_ERROR for all: the code comes from Node's errcode, or Deno's message.
+    ['node:sqlite (Node)', nodeSqliteError('database is locked', 5), 'SQLite: database is locked (SQLITE_BUSY)'],
+    ['node:sqlite (Node)', nodeSqliteError('NOT NULL constraint failed: loads.loadNumber', 1299), 'SQLite: NOT NULL constraint failed: loads.loadNumber (SQLITE_CONSTRAINT)'],
+    ['node:sqlite (Deno)', nodeSqliteError('file is not a database'), 'SQLite: file is not a database (SQLITE_NOTADB)'],
+    ['node:sqlite (Deno)', nodeSqliteError('NOT NULL constraint failed: loads.loadNumber'), 'SQLite: NOT NULL constraint failed: loads.loadNumber'],
   ])("reads a %s error as that destination says it, with exit 1", (_destination, error, message) => {
     expect(describeFailure(error)).toEqual({ message, exitCode: 1 });
+  });
+
+  it.each([
+    ['net', 'Requires net access to "127.0.0.1:9", run again with the --allow-net flag', 'Deno denied net access to 127.0.0.1:9, which the command needs: run it again with --allow-net=127.0.0.1:9'],
+    ['write', 'Requires write access to "copies/loads.db", run again with the --allow-write flag', 'Deno denied write access to copies/loads.db, which the command needs: run it again with --allow-write=copies'],
+    ['env', 'Requires env access to "LOADFEED_BASE_URL", run again with the --allow-env flag', 'Deno denied env access to LOADFEED_BASE_URL, which the command needs: run it again with --allow-env'],
+  ])("names Deno's denial of %s access and the flag that grants it, not an unexpected error", (_kind, denied, message) => {
+    expect(describeFailure(Object.assign(new Error(denied), { name: 'NotCapable' }))).toEqual({ message, exitCode: 1 });
+    expect(describeFailure(Object.assign(new Error(denied), { name: 'PermissionDenied' }))).toEqual({ message, exitCode: 1 });
   });
 
   it('gives 130 to an abort', () => {

@@ -5,7 +5,7 @@
 // an esbuild bundle of it, as an application's build would make one (the web entry: no Node module).
 // Chromium's page comes from another origin, which the server lists in CORS_ORIGINS, and shows the
 // requests left; from an origin not listed, the browser refuses the page the answer.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSqlite } from '../cli/copies.js';
+import { row } from '../destinations/rows.js';
+import { expectSqliteGuarantees, T1, T2, type SqliteGuarantees } from './sqlite-guarantees.js';
 import { byLoadNumber, feedOf, freePort, installedRuntimes, packedProject, run, startProgram, type PackedProject, type RuntimeName, type SyncResult } from './support.js';
 
 const LOADS = 250;
@@ -68,6 +70,18 @@ describe('the packed SDK in every runtime, against the reference server', () => 
     await project?.remove();
   });
 
+  /** Deno's permissions for a program that reaches the server and reads and writes files in the project. */
+  const denoAllowed = () => ['run', '--no-prompt', `--allow-net=${new URL(reference.baseUrl).host}`, '--allow-env', `--allow-read=${project.path}`, `--allow-write=${project.path}`];
+  /** The runtimes with a SQLite of their own, and how each runs a program of the project. */
+  const builtInSqlite = () =>
+    [
+      ['node22', runtimes.node22, []],
+      ['node24', runtimes.node24, []],
+      ['node26', runtimes.node26, []],
+      ['bun', runtimes.bun, []],
+      ['deno', runtimes.deno, denoAllowed()],
+    ] as const;
+
   function expectTheFeed(result: SyncResult, runtime: string): void {
     expect(result.totalCount, runtime).toBe(feed.length);
     expect(result.pages, runtime).toBe(Math.ceil(feed.length / 100));
@@ -75,10 +89,16 @@ describe('the packed SDK in every runtime, against the reference server', () => 
   }
 
   async function runMain(runtime: string, command: string, args: string[]): Promise<void> {
-    const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, DENO_NO_UPDATE_CHECK: '1' };
+    const cursorFile = join(project.path, `${runtime}-cursor.json`);
+    const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, LOADFEED_CURSOR_FILE: cursorFile, DENO_NO_UPDATE_CHECK: '1' };
     const result = await run(command, [...args, 'main.mjs'], { cwd: project.path, env });
     expect(result.code, `${runtime}:\n${result.stderr}`).toBe(0);
-    expectTheFeed(JSON.parse(result.stdout) as SyncResult, runtime);
+    const outcome = JSON.parse(result.stdout) as SyncResult & { savedCursor: string };
+    expectTheFeed(outcome, runtime);
+    // fileCursorStore (the `node` entry's alone) wrote the cursor to the file and another read it back.
+    expect(outcome.cursor, runtime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(outcome.savedCursor, runtime).toBe(outcome.cursor);
+    expect((JSON.parse(await readFile(cursorFile, 'utf8')) as { cursor: string }).cursor, runtime).toBe(outcome.cursor);
   }
 
   it('Node 20 (the one running the tests), 22, 24 and 26', async () => {
@@ -94,18 +114,22 @@ describe('the packed SDK in every runtime, against the reference server', () => 
   });
 
   it('Deno, with network access to the server alone; without it, Deno\'s refusal at once, not retried as a ConnectionError', async () => {
-    await runMain('deno', runtimes.deno, ['run', '--no-prompt', `--allow-net=${new URL(reference.baseUrl).host}`, '--allow-env']);
+    await runMain('deno', runtimes.deno, denoAllowed());
     const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' };
     const denied = await run(runtimes.deno, ['run', '--no-prompt', '--allow-env', 'main.mjs'], { cwd: project.path, env });
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/NotCapable: Requires net access to "127\.0\.0\.1:\d+", run again with the --allow-net flag/);
     expect(denied.stderr).not.toContain('ConnectionError');
+    // The command line names the refusal and the grant, as an expected failure: not "unexpected error", not retried.
+    const host = new URL(reference.baseUrl).host;
+    const cli = await run(runtimes.deno, ['run', '--no-prompt', '--allow-env', `--allow-read=${project.path}`, join('node_modules', '@loadfeed', 'sdk', 'bin', 'loadfeed.js'), 'list'], { cwd: project.path, env });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toBe(`loadfeed: Deno denied net access to ${host}, which the command needs: run it again with --allow-net=${host}\n`);
   });
 
   it("--sqlite's destination on the runtime's own SQLite: node:sqlite on Node 22, 24 and 26 and Deno, bun:sqlite on Bun; Node 20 without better-sqlite3 says to install it", async () => {
-    const deno = ['run', '--no-prompt', `--allow-net=${new URL(reference.baseUrl).host}`, '--allow-env', `--allow-read=${project.path}`, `--allow-write=${project.path}`];
-    const builtIn = [['node22', runtimes.node22, []], ['node24', runtimes.node24, []], ['node26', runtimes.node26, []], ['bun', runtimes.bun, []], ['deno', runtimes.deno, deno]] as const;
-    for (const [runtime, command, args] of builtIn) {
+    const deno = denoAllowed();
+    for (const [runtime, command, args] of builtInSqlite()) {
       const path = join(project.path, `${runtime}.db`);
       const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, LOADFEED_SQLITE: path, DENO_NO_UPDATE_CHECK: '1' };
       const result = await run(command, [...args, 'sqlite.mjs'], { cwd: project.path, env });
@@ -133,6 +157,29 @@ describe('the packed SDK in every runtime, against the reference server', () => 
     const node20 = await run(process.execPath, ['sqlite.mjs'], { cwd: project.path, env });
     expect(node20.code).not.toBe(0);
     expect(node20.stderr).toContain('--sqlite needs the optional package better-sqlite3: run `npm install better-sqlite3@12.11.1`');
+  });
+
+  it("the SQLite destination's guarantees on node:sqlite (Node 22, 24, 26, Deno) and bun:sqlite (Bun), as test/destinations/ checks them on better-sqlite3", async () => {
+    const checked = await Promise.all(
+      builtInSqlite().map(async ([runtime, command, args]) => {
+        const folder = join(project.path, `${runtime}-guarantees`);
+        await mkdir(folder);
+        const result = await run(command, [...args, 'sqlite-guarantees.mjs'], { cwd: project.path, env: { LOADFEED_FOLDER: folder, DENO_NO_UPDATE_CHECK: '1' } });
+        expect(result.code, `${runtime}:\n${result.stderr}`).toBe(0);
+        // SQLite's own failure, named with its code as better-sqlite3's is (failure.test.ts), not an unexpected error.
+        await writeFile(join(folder, 'not-sqlite.db'), 'my notes, not a database\n'.repeat(200));
+        const env = { LOADFEED_BASE_URL: reference.baseUrl, LOADFEED_API_KEY: key, DENO_NO_UPDATE_CHECK: '1' };
+        const cli = await run(command, [...args, join('node_modules', '@loadfeed', 'sdk', 'bin', 'loadfeed.js'), 'sync', '--sqlite', join(folder, 'not-sqlite.db')], { cwd: project.path, env });
+        expect(cli.stderr, runtime).toBe('loadfeed: SQLite: file is not a database (SQLITE_NOTADB)\n');
+        return [runtime, folder, JSON.parse(result.stdout) as Record<string, unknown>] as const;
+      }),
+    );
+    for (const [runtime, folder, outcome] of checked) {
+      for (const [check, found] of Object.entries(outcome)) expect((found as { failed?: string }).failed, `${runtime} ${check}`).toBeUndefined();
+      expectSqliteGuarantees(runtime, outcome as unknown as SqliteGuarantees);
+      // The file each driver wrote, read by better-sqlite3 here (Node 20): one layout whichever wrote it.
+      expect(readSqlite(join(folder, 'older.db')), runtime).toEqual({ loads: [row(1, T2, { status: 'Delivered' }), row(2, T1)], cursor: T2 });
+    }
   });
 
   it('workerd without nodejs_compat, from a one-file bundle', async () => {

@@ -3,7 +3,7 @@
 // checkout, as examples/test/packed-install.test.ts does for every package), programs run to their end,
 // and the feed as the server serves it, read page by page without the SDK.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,12 +76,20 @@ export async function syncEverything(baseUrl, apiKey) {
   };
   const summary = await syncLoads({ client, pageSize: 100, cursorStore: memoryCursorStore(), upsert });
   const { limit, remaining } = client.quota();
-  return { totalCount: first.totalCount, pages: summary.pages, limit, remaining, rows: [...copy.values()] };
+  return { totalCount: first.totalCount, pages: summary.pages, cursor: summary.cursor, limit, remaining, rows: [...copy.values()] };
 }
 `;
-/** Node, Bun and Deno: the base URL and key from the environment, the result on stdout. */
-const MAIN = `import { syncEverything } from './sync.mjs';
-console.log(JSON.stringify(await syncEverything(process.env.LOADFEED_BASE_URL, process.env.LOADFEED_API_KEY)));
+/**
+ * Node, Bun and Deno: the base URL and key from the environment, the result on stdout; the cursor then
+ * saved with fileCursorStore and read back by another, which only the `node` export condition's entry
+ * has (Bun and Deno must resolve it as Node does).
+ */
+const MAIN = `import { fileCursorStore } from '@loadfeed/sdk';
+import { syncEverything } from './sync.mjs';
+const result = await syncEverything(process.env.LOADFEED_BASE_URL, process.env.LOADFEED_API_KEY);
+await fileCursorStore(process.env.LOADFEED_CURSOR_FILE).save(result.cursor);
+const savedCursor = await fileCursorStore(process.env.LOADFEED_CURSOR_FILE).load();
+console.log(JSON.stringify({ ...result, savedCursor }));
 `;
 /**
  * Node, Bun and Deno: \`--sqlite\`'s destination, with no better-sqlite3 installed: a sync into the file, a
@@ -131,6 +139,9 @@ window.outcome = syncEverything(query.get('baseUrl'), query.get('key')).then(
 );
 `;
 
+/** Programs kept as files of their own in ./programs/ (the SQLite destination's guarantees, sqlite-guarantees.mjs), copied into the project. */
+const PROGRAM_FILES = ['sqlite-guarantees.mjs', 'sqlite-connection.mjs', 'hold-write-lock.mjs'];
+
 export interface PackedProject {
   /** The project's folder: node_modules/@loadfeed/{spec,sdk} from the tarballs, and the programs above. */
   path: string;
@@ -158,6 +169,7 @@ export async function packedProject(): Promise<PackedProject> {
   );
   if (installed.code !== 0) throw new Error(`npm install of the tarballs failed:\n${installed.stderr}`);
   for (const [name, text] of Object.entries({ 'sync.mjs': SYNC, 'main.mjs': MAIN, 'sqlite.mjs': SQLITE, 'worker.mjs': WORKER, 'page.mjs': PAGE })) await writeFile(join(path, name), text);
+  for (const name of PROGRAM_FILES) await copyFile(new URL(`./programs/${name}`, import.meta.url), join(path, name));
   return { path, remove: () => rm(outside, { recursive: true, force: true }) };
 }
 
@@ -165,6 +177,7 @@ export async function packedProject(): Promise<PackedProject> {
 export interface SyncResult {
   totalCount: number;
   pages: number;
+  cursor: string | undefined;
   limit: number | undefined;
   remaining: number | undefined;
   rows: Array<{ loadNumber: string }>;
