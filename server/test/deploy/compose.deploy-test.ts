@@ -1,14 +1,18 @@
 // The server deployed as an operator deploys it: `npm run image`'s image, and compose.yaml run with
 // podman (test/support/compose-podman.ts) with local stand-ins for the public postgres, pgbouncer and
 // haproxy images, which this machine cannot pull. An upgrade migrates first, then replaces the instances
-// one at a time, while every request through HAProxy is answered.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+// one at a time, while every request through HAProxy is answered. As an operator does, make-secrets.sh
+// writes the password beside compose.yaml in the checkout before the image is built from that checkout;
+// the image is then searched, layer by layer, for it and for files that look like secrets.
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPOSE_DIR, readComposeFile } from '../support/compose-file.js';
 import { podman, PodmanProject, sh } from '../support/compose-podman.js';
+import { saveImage, secretLooking } from '../support/image-files.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const STANDINS = { POSTGRES_IMAGE: 'localhost/loadfeed-standin-postgres', PGBOUNCER_IMAGE: 'localhost/loadfeed-standin-pgbouncer', HAPROXY_IMAGE: 'localhost/loadfeed-standin-haproxy' };
@@ -18,8 +22,12 @@ let image: string;
 let project: PodmanProject;
 let base: string;
 const folder = await mkdtemp(join(tmpdir(), 'loadfeed-compose-'));
+// secrets/ in the checkout: written by this run (and removed after it) unless an operator's is there.
+const checkoutSecrets = join(COMPOSE_DIR, 'secrets');
+const ownSecrets = !existsSync(checkoutSecrets);
 
 beforeAll(async () => {
+  if (ownSecrets) await sh(join(COMPOSE_DIR, 'make-secrets.sh'));
   let started = Date.now();
   image = (await sh(here('../../deploy/image/build.sh'))).trim();
   say(`built ${image} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -29,8 +37,7 @@ beforeAll(async () => {
     await sh(here('standins/build-standins.sh'));
     say(`built the stand-in images in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  await cp(COMPOSE_DIR, folder, { recursive: true, filter: (path) => !path.includes('/secrets') });
-  await sh(join(folder, 'make-secrets.sh'));
+  await cp(COMPOSE_DIR, folder, { recursive: true });
   project = new PodmanProject(await readComposeFile({ ...STANDINS, LOADFEED_IMAGE: image }), folder);
   await project.down();
   started = Date.now();
@@ -43,6 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (process.env.KEEP_DEPLOY !== '1') await project?.down();
   await rm(folder, { recursive: true, force: true });
+  if (ownSecrets) await rm(checkoutSecrets, { recursive: true, force: true });
 });
 
 describe('the image', () => {
@@ -59,6 +67,28 @@ describe('the image', () => {
     expect(config!.Config.Env.join('\n')).not.toMatch(/DATABASE_URL|PASSWORD|lf_live_/);
     const id = await podman(['run', '--rm', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024', '--entrypoint', '/usr/local/bin/node', image, '-p', 'process.getuid()']);
     expect(id.stdout.trim()).toBe('10001');
+  });
+
+  it('holds no file that looks like a secret and not the password written before it was built, in any layer', async () => {
+    const started = Date.now();
+    const saved = await saveImage(image, folder);
+    const layers = new Set(saved.entries.map((entry) => entry.layer));
+    expect(layers.size).toBeGreaterThanOrEqual(2);
+    expect(saved.entries.map((entry) => entry.name)).toContain('opt/loadfeed/server/bin/loadfeed-server.js');
+    const flagged = saved.entries.flatMap(({ layer, name }) => (secretLooking(name) ? [`${layer}: ${name} (${secretLooking(name)})`] : []));
+    expect(flagged).toEqual([]);
+    // Only where the password was found is reported, never the password.
+    const password = await readFile(join(checkoutSecrets, 'postgres_password'));
+    expect(password.length).toBeGreaterThanOrEqual(32);
+    expect(saved.files.filter((file) => file.bytes.includes(password)).map((file) => file.path)).toEqual([]);
+    say(`image secret scan: ${saved.files.length} files, ${saved.entries.length} layer entries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+  it('started without DATABASE_URL, exits non-zero and says that DATABASE_URL is needed', async () => {
+    const run = await podman(['run', '--rm', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024', image], { timeoutMs: 60_000 });
+    expect(run.code, run.stdout).not.toBe(0);
+    expect(run.stderr).toMatch(/^loadfeed-server: no database given: set DATABASE_URL or pass --database-url /m);
+    expect(run.stderr).toContain('no embedded PostgreSQL');
   });
 });
 

@@ -1,14 +1,17 @@
 // server/deploy/image: the recipe's lint. The Containerfile starts FROM scratch, runs as a user that is
 // not root, has loadfeed-server as its entrypoint with `start` by default, checks /readyz, stops on
-// SIGTERM and declares no secret; build.sh pins Node by version and integrity. The healthcheck script
-// itself runs here against a port that answers 200, then 503, then nothing.
+// SIGTERM and declares no secret; build.sh pins Node by version and integrity, refuses a host that is not
+// amd64 and says what failed when apt-get cannot download. The healthcheck script itself runs here
+// against a port that answers 200, then 503, then nothing.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const IMAGE_DIR = new URL('../../deploy/image/', import.meta.url);
 const containerfile = await readFile(new URL('Containerfile', IMAGE_DIR), 'utf8');
@@ -23,6 +26,22 @@ const instructions = containerfile
     const [keyword, ...rest] = line.trim().split(/\s+/);
     return { keyword: keyword!.toUpperCase(), args: rest.join(' ') };
   });
+const stubs = await mkdtemp(join(tmpdir(), 'loadfeed-build-stubs-'));
+afterAll(() => rm(stubs, { recursive: true, force: true }));
+
+/** build.sh's exit code and stderr with stand-ins for some programs (name → shell body) first on PATH. */
+async function buildWith(programs: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  for (const [name, body] of Object.entries(programs)) {
+    await writeFile(join(stubs, name), `#!/bin/sh\n${body}\n`);
+    await chmod(join(stubs, name), 0o755);
+  }
+  const env = { ...process.env, PATH: `${stubs}:${process.env.PATH ?? ''}`, CONTAINER_ENGINE: 'false' };
+  return promisify(execFile)('sh', [fileURLToPath(new URL('build.sh', IMAGE_DIR))], { env }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+  );
+}
+
 const all = (keyword: string) => instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
 const last = (keyword: string) => all(keyword).at(-1);
 
@@ -70,6 +89,21 @@ describe('the image recipe', () => {
     for (const script of [fileURLToPath(new URL('build.sh', IMAGE_DIR)), fileURLToPath(new URL('../../deploy/compose/make-secrets.sh', import.meta.url))]) {
       await expect(promisify(execFile)('sh', ['-n', script])).resolves.toBeDefined();
     }
+  });
+
+  it('build.sh refuses a host whose Debian architecture is not amd64, before it downloads anything', async () => {
+    const { code, stderr } = await buildWith({ dpkg: 'echo arm64', 'apt-get': 'echo "apt-get was run" >&2; exit 1' });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^image: this host's Debian architecture is arm64: the image is built for amd64 only .*build it on an amd64 host$/m);
+    expect(stderr).not.toMatch(/apt-get was run|Debian packages:/);
+  });
+
+  it("build.sh shows apt-get download's error and says to run apt-get update", async () => {
+    const { code, stderr } = await buildWith({ dpkg: 'echo amd64', 'apt-get': 'echo "E: Unable to locate package libc6" >&2; exit 100' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('image: apt-get download libc6 libgcc-s1 libstdc++6 failed:\n  E: Unable to locate package libc6\n');
+    expect(stderr).toMatch(/run apt-get update \(as root\), then npm run image again/);
+    expect(stderr).not.toMatch(/building|Node \d/);
   });
 
   it('the healthcheck passes on a 200 from /readyz and fails on a 503 or no answer', async () => {

@@ -60,6 +60,14 @@ describe('loadfeed-server.service', () => {
     expect(directives.has('MemoryDenyWriteExecute')).toBe(false);
   });
 
+  it('gives equal soft and hard file limits, so that Node changes no limit at start under the filter that denies @resources', () => {
+    expect(directives.get('SystemCallFilter')).toContain('~@privileged @resources');
+    const limit = one('LimitNOFILE')!;
+    const [soft, hard = soft] = limit.split(':');
+    expect(limit).toMatch(/^\d+(:\d+)?$/);
+    expect(soft).toBe(hard);
+  });
+
   it('the example environment file names settings the server has', async () => {
     const example = await readFile(new URL('../../deploy/systemd/loadfeed-server.env.example', import.meta.url), 'utf8');
     const { SETTINGS } = await import('../../src/config/settings.js');
