@@ -31,14 +31,14 @@ BEGIN
   END IF;
   IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_pickup_day') AND indisvalid) THEN
     DROP INDEX IF EXISTS loads_feed_pickup_day;
-    CREATE INDEX loads_feed_pickup_day ON loads (customer_id, ((scheduled_pickup_date AT TIME ZONE 'UTC')::date), updated_at, id)
-      INCLUDE (scheduled_pickup_date, status, scheduled_delivery_date)
+    CREATE INDEX loads_feed_pickup_day ON loads (customer_id, ((scheduled_pickup_date AT TIME ZONE 'UTC')::date), status, updated_at, id)
+      INCLUDE (scheduled_pickup_date, scheduled_delivery_date)
       WHERE scheduled_pickup_date IS NOT NULL;
   END IF;
   IF NOT EXISTS (SELECT FROM pg_index WHERE indexrelid = to_regclass('loads_feed_delivery_day') AND indisvalid) THEN
     DROP INDEX IF EXISTS loads_feed_delivery_day;
-    CREATE INDEX loads_feed_delivery_day ON loads (customer_id, ((scheduled_delivery_date AT TIME ZONE 'UTC')::date), updated_at, id)
-      INCLUDE (scheduled_delivery_date, status, scheduled_pickup_date)
+    CREATE INDEX loads_feed_delivery_day ON loads (customer_id, ((scheduled_delivery_date AT TIME ZONE 'UTC')::date), status, updated_at, id)
+      INCLUDE (scheduled_delivery_date, scheduled_pickup_date)
       WHERE scheduled_pickup_date IS NOT NULL AND scheduled_delivery_date IS NOT NULL;
   END IF;
 END

@@ -27,11 +27,12 @@ import { COUNTERS_TOTAL, ROWS_TOTAL, countStatement } from './count-statements.j
  *   (poNumber, billingRefNumber: their indexes hold a few rows, which the planner sorts).
  * - `status`: one walk a status, in the feed's order, over the status index, each taking no more than the
  *   page needs, merged: O(statuses x (skip + take)).
- * - `pickup days`, `delivery days`: a pickup or delivery range, one walk a UTC day of the range, in the
- *   feed's order, over the day index (loads_feed_pickup_day.sql, loads_feed_delivery_day.sql), each taking
- *   no more than the page needs, merged: O(days x (skip + take)), and never more than the range's loads.
- *   The days are those of the range that hold a load, each found by a seek past the day before (a
- *   recursive walk of the distinct days), so an open or far bound costs nothing for the days without loads.
+ * - `pickup days`, `delivery days`: a pickup or delivery range, one walk a bucket (UTC day and status) of
+ *   the range, of the statuses asked for if any, in the feed's order, over the day index
+ *   (loads_feed_pickup_day.sql, loads_feed_delivery_day.sql), each taking no more than the page needs,
+ *   merged: O(buckets x (skip + take)), and never more than the range's matches. The buckets are those of
+ *   the range that hold a load, each found by a seek past the one before (a recursive walk of the distinct
+ *   buckets), so an open or far bound costs nothing for the days without loads.
  */
 export type FeedAccess = 'feed' | 'status' | 'pickup days' | 'delivery days';
 
@@ -41,11 +42,9 @@ function order(direction: 'ASC' | 'DESC', time: string, id: string): string {
 }
 
 /**
- * A day walk's UTC day of a load, as its index (sql/indexes/loads_feed_*_day.sql) is keyed, and the days
- * of the query's range that may hold its loads: the same day bounds feed_loads.sql adds to the range.
- * The days are looked for in the loads of the range alone, not the feed's other filters, so that each
- * is one seek of the day index (a status filter there would let the planner read every load of the
- * status for each day).
+ * A day walk's UTC day of a load, as its index (sql/indexes/loads_feed_*_day.sql) is keyed, and the loads
+ * of the query's range: the same day bounds feed_loads.sql adds to the range. The buckets are looked for
+ * in the loads of the range alone, not the feed's other filters, so that each is one seek of the day index.
  */
 const DAY_WALKS = {
   'pickup days': {
@@ -87,24 +86,25 @@ function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, ta
   }
   if (access === 'pickup days' || access === 'delivery days') {
     const { day, range } = DAY_WALKS[access];
-    // The first day of the range after `after`, as an ordered walk of the day index that stops at one
-    // (written so, not as min(): the planner may otherwise aggregate every load of the range).
-    const firstDay = (after: string) => `(SELECT ${day} FROM loads AS l
+    // The first bucket (UTC day, status) of the range after `after`, as an ordered walk of the day index
+    // that stops at one (written so, not as min(): the planner may otherwise aggregate every load of the range).
+    const firstBucket = (after: string) => `SELECT ${day} AS day, l.status FROM loads AS l
        WHERE l.customer_id = ($1::feed_query).customer_id
          AND ${range}${after}
-       ORDER BY ${day} LIMIT 1)`;
+       ORDER BY 1, 2 LIMIT 1`;
     return `
-  WITH RECURSIVE days(day) AS (
-    SELECT ${firstDay('')}
+  WITH RECURSIVE buckets(day, status) AS (
+    (${firstBucket('')})
     UNION ALL
-    SELECT ${firstDay(`\n         AND ${day} > days.day`)}
-      FROM days WHERE days.day IS NOT NULL)
-  SELECT w.id FROM days
+    SELECT n.day, n.status FROM buckets AS b
+     CROSS JOIN LATERAL (${firstBucket(`\n         AND (${day}, l.status) > (b.day, b.status)`)}) AS n)
+  SELECT w.id FROM buckets
    CROSS JOIN LATERAL (
-     SELECT l.id, l.updated_at FROM feed_loads($1::feed_query) AS l
-      WHERE ${day} = days.day${after ? `\n        AND ${after}` : ''}
+     SELECT l.id, l.updated_at FROM feed_loads(feed_query_any_status($1::feed_query)) AS l
+      WHERE ${day} = buckets.day AND l.status = buckets.status${after ? `\n        AND ${after}` : ''}
       ORDER BY ${order(direction, 'l.updated_at', 'l.id')}
       LIMIT ${skip} + ${take}) AS w
+   WHERE ($1::feed_query).statuses IS NULL OR buckets.status = ANY (($1::feed_query).statuses)
    ORDER BY ${order(direction, 'w.updated_at', 'w.id')}
   OFFSET ${skip} LIMIT ${take}`;
   }
