@@ -3,7 +3,8 @@
 // 431; headers not sent within HEADERS_TIMEOUT_MS: 408; bytes that are not HTTP: 400), a CONNECT
 // (405), an Expect header other than 100-continue (417), and an HTTP/1.1 request without a Host header
 // (400; Node's own check would answer it with a bare 400, so the listener leaves it to this one, see
-// app.ts). hapi's own handler of parser errors is replaced, not wrapped: it logs the error whole, and
+// app.ts). A refusal whose request was parsed (the 417) keeps the caller's well-formed X-Request-Id, as
+// every routed response does (request-id.ts); the others have no parsed headers and get a new one. hapi's own handler of parser errors is replaced, not wrapped: it logs the error whole, and
 // Node's parser errors carry the raw bytes of the connection (`rawPacket`), a key among them. A refusal
 // that follows a request still being answered on the same connection (pipelining) waits for that
 // response, so that it is not lost.
@@ -15,6 +16,7 @@ import type { Server } from '@hapi/hapi';
 import { RESPONSE_HEADERS, type ErrorBody, type ValidationErrorBody } from '@loadfeed/spec';
 import type { Logger } from 'pino';
 import { errorResponse } from './errors.js';
+import { requestIdOf } from './request-id.js';
 
 interface Refusal {
   status: number;
@@ -107,7 +109,7 @@ export function answerMalformedRequests(server: Server, logger: Logger): void {
   // An Expect other than 100-continue: Node answers a bare 417 unless told otherwise.
   listener.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     track(request, response);
-    const requestId = randomUUID();
+    const requestId = requestIdOf(request);
     logger.info({ requestId, status: EXPECTATION.status }, 'unmet expectation refused');
     const json = JSON.stringify(EXPECTATION.body);
     response.writeHead(EXPECTATION.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), [RESPONSE_HEADERS.requestId]: requestId });

@@ -97,6 +97,15 @@ describe('requests the HTTP parser refuses', () => {
     expectErrorBody(response, 417);
   });
 
+  it("the 417 keeps the caller's well-formed X-Request-Id, as a routed response does, and replaces one that is not", async () => {
+    const expecting = (id: string) => `GET /api/v1/loads HTTP/1.1\r\nHost: x\r\nExpect: fancy\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n`;
+    const [kept] = await exchange(port, expecting('caller-trace.42:a_b'), { end: false });
+    expect(kept?.status).toBe(417);
+    expect(kept!.headers['x-request-id']).toBe('caller-trace.42:a_b');
+    const [replaced] = await exchange(port, expecting('not well formed'), { end: false });
+    expectErrorBody(replaced, 417);
+  });
+
   it('a client that stalls in the middle of its headers gets a 408 once HEADERS_TIMEOUT_MS has passed', async () => {
     const started = Date.now();
     const [response] = await exchange(port, 'GET /api/v1/loads HTTP/1.1\r\nHost: x\r\nAccept: app', { end: false });

@@ -188,7 +188,7 @@ export interface components {
         "Retry-After": number;
         /** @description How far the feed is settled: every change stamped at or before this instant has been committed (or rolled back), so no row of this response is newer, and no change that a later poll returns carries an `updatedAt` at or before it. A client that polls with `updatedSince` set to the largest `updatedAt` it has seen then misses nothing. Optional: a deployment may not send it. */
         "X-Feed-Settled-Through": string;
-        /** @description An id for this request, to quote when reporting a problem. */
+        /** @description An id for this request, to quote when reporting a problem. A caller's own `X-Request-Id` that is well formed (1-128 letters, digits, `.`, `_`, `:` or `-`) comes back as sent, and the server logs it; any other value, or none, gets a new id. */
         "X-Request-Id": string;
     };
     pathItems: never;
@@ -261,7 +261,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
-            /** @description Missing, malformed, unknown or revoked API key; the cases are indistinguishable. */
+            /** @description Missing, malformed, unknown or revoked API key, or more than one `Authorization` header; the cases are indistinguishable. */
             401: {
                 headers: {
                     /** @description The authentication scheme the API expects. */

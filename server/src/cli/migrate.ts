@@ -41,11 +41,13 @@ ${COMMON_HELP}`,
 };
 
 /** What a migration leaves for the operator to know: a newer release's schema, and what it did not rewrite. */
-export function migrationWarnings({ newer, definitions }: MigrationReport): string[] {
-  return [
-    ...(newer.length > 0
-      ? [`a newer release has migrated this database (migrations ${newer.join(', ')} are not in this release): its definitions are kept, and this release serves beside it`]
-      : []),
-    ...[describeFixedDrift(definitions.left)].filter((line): line is string => line !== undefined),
-  ];
+export function migrationWarnings(report: MigrationReport): string[] {
+  return [...newerReleaseWarning(report), ...[describeFixedDrift(report.definitions.left)].filter((line): line is string => line !== undefined)];
+}
+
+/** The warning that a newer release migrated the database, if one did. */
+export function newerReleaseWarning({ newer }: Pick<MigrationReport, 'newer'>): string[] {
+  return newer.length > 0
+    ? [`a newer release has migrated this database (migrations ${newer.join(', ')} are not in this release): its definitions are kept, and this release serves beside it`]
+    : [];
 }

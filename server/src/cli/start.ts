@@ -12,7 +12,7 @@ import { EMBEDDED_POSTGRES_BINARIES, embeddedPostgresInstalled } from '../db/emb
 import { startHostedPostgres, type HostedPostgres } from '../db/hosted-postgres.js';
 import { migrateSchema } from '../db/migrate.js';
 import { MigrationLockWaitAborted } from '../db/migration-lock.js';
-import { migrationWarnings } from './migrate.js';
+import { newerReleaseWarning } from './migrate.js';
 import { createPool } from '../db/pool.js';
 import { createLogger } from '../logging.js';
 import { Metrics } from '../metrics.js';
@@ -83,7 +83,9 @@ ${COMMON_HELP}`,
       // Migrations hold a session-level advisory lock: PostgreSQL itself, not a transaction-mode pooler.
       const directUrl = config.databaseDirectUrl ?? databaseUrl;
       const migrated = await migrateSchema(directUrl, { signal: stopping.signal, onWait: (message) => say([`loadfeed-server: ${message}`]) });
-      for (const warning of migrationWarnings(migrated)) say([`loadfeed-server: warning: ${warning}`]);
+      // Types and indexes that differ are not said here: createServer's own check (definitions-check.ts)
+      // logs them, once, as it does for a server embedded without this command.
+      for (const warning of newerReleaseWarning(migrated)) say([`loadfeed-server: warning: ${warning}`]);
       const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle database connection failed; the pool replaces it');
       pool = createPool(databaseUrl, { ...poolOptionsOf(config), onIdleError });
       if (directUrl !== databaseUrl) directPool = createPool(directUrl, { ...poolOptionsOf(config), max: 2, onIdleError });

@@ -238,3 +238,49 @@ export function text(options: Common & { default: string; pattern: RegExp; patte
     finish: asIs,
   };
 }
+
+/** A short text matching `pattern`, or unset (its meaning when unset is `defaultText`). */
+export function optionalText(options: Common & { defaultText: string; pattern: RegExp; patternText: string }): Setting<string | undefined> {
+  return {
+    env: options.env,
+    meaning: options.meaning,
+    see: options.see,
+    defaultText: options.defaultText,
+    accepts: options.patternText,
+    schema: Joi.string().trim().pattern(options.pattern).messages({ '*': `${options.env} must be ${options.patternText}` }),
+    list: false,
+    finish: asIs,
+  };
+}
+
+/** One `key=value` pair of OTEL_RESOURCE_ATTRIBUTES: a key without `=`, a value percent-encoded where needed. */
+const KEY_VALUE = /^[^=\s]+=[^=]*$/;
+
+/** `key` to its decoded value, or undefined when the percent-encoding is broken. */
+function decodedPair(item: string): [string, string] | undefined {
+  const at = item.indexOf('=');
+  try {
+    return [item.slice(0, at).trim(), decodeURIComponent(item.slice(at + 1).trim())];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `key=value` pairs separated by commas, as the OpenTelemetry standard writes OTEL_RESOURCE_ATTRIBUTES (a
+ * comma, `=` or `%` in a value percent-encoded); none when unset. The configuration holds them decoded.
+ */
+export function keyValues(options: Common): Setting<Record<string, string>> {
+  const message = `${options.env} must be key=value pairs separated by commas (a comma, "=" or "%" in a value percent-encoded)`;
+  const pair = Joi.string().custom((value: string, helpers) => (KEY_VALUE.test(value) && decodedPair(value) !== undefined ? value : helpers.error('any.invalid')));
+  return {
+    env: options.env,
+    meaning: options.meaning,
+    see: options.see,
+    defaultText: 'unset',
+    accepts: '`key=value` pairs, separated by commas',
+    schema: Joi.array().items(pair).default([]).messages({ '*': message }),
+    list: true,
+    finish: (value) => Object.fromEntries((value as string[]).map((item) => decodedPair(item)!)),
+  };
+}

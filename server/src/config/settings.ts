@@ -3,7 +3,7 @@
 // server/README.md's configuration table is generated from it (`npm run docs:config -w @loadfeed/server`;
 // test/config/docs.test.ts fails when the table differs). The order is the table's.
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_RATE_LIMIT, PAGE_SIZE_CEILING, RATE_WINDOW_SECONDS } from '@loadfeed/spec';
-import { address, folder, httpUrl, names, oneOf, optionalOneOf, optionalWholeNumber, origins, postgresUrl, postgresUrls, text, wholeNumber, type Setting } from './kinds.js';
+import { address, folder, httpUrl, keyValues, names, oneOf, optionalOneOf, optionalText, optionalWholeNumber, origins, postgresUrl, postgresUrls, wholeNumber, type Setting } from './kinds.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -165,11 +165,23 @@ export const SETTINGS = {
     meaning: "How long a check (and `/readyz`) waits for a database's answer before taking it for down",
     see: READ_REPLICAS,
   }),
+  otelSdkDisabled: oneOf({
+    env: 'OTEL_SDK_DISABLED',
+    values: ['false', 'true'] as const,
+    default: 'false',
+    meaning: '`true`: no traces, whatever the other `OTEL_*` variables say',
+    see: TRACING,
+  }),
   otelTracesExporter: optionalOneOf({
     env: 'OTEL_TRACES_EXPORTER',
     values: ['none', 'otlp', 'console'] as const,
-    defaultText: '`otlp` when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else `none`',
+    defaultText: '`otlp` when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else `none`',
     meaning: "Where OpenTelemetry traces go: `none` (off: no OpenTelemetry module is loaded), an OTLP receiver, or stdout",
+    see: TRACING,
+  }),
+  otelExporterOtlpTracesEndpoint: httpUrl({
+    env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    meaning: "The OTLP/HTTP receiver's URL for traces, used as it is; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`",
     see: TRACING,
   }),
   otelExporterOtlpEndpoint: httpUrl({
@@ -184,12 +196,17 @@ export const SETTINGS = {
     meaning: 'How traces are sent to the OTLP receiver',
     see: TRACING,
   }),
-  otelServiceName: text({
+  otelServiceName: optionalText({
     env: 'OTEL_SERVICE_NAME',
-    default: 'loadfeed-server',
+    defaultText: "`OTEL_RESOURCE_ATTRIBUTES`'s `service.name`, else `loadfeed-server`",
     pattern: /^[\x21-\x7e]{1,128}$/,
     patternText: '1-128 printable ASCII characters without spaces',
     meaning: "The traces' `service.name`",
+    see: TRACING,
+  }),
+  otelResourceAttributes: keyValues({
+    env: 'OTEL_RESOURCE_ATTRIBUTES',
+    meaning: "More attributes of the traces' resource (`deployment.environment.name=prod,…`); `service.version` is always the server's own",
     see: TRACING,
   }),
   serverTiming: oneOf({

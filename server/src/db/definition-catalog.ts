@@ -15,7 +15,7 @@ const RENDERING = 'v1';
  * or attributes. The names are files of server/sql (`functions/feed_state.sql`, `triggers/loads.x.sql`),
  * looked for in the session's schema, where migrate creates them.
  */
-const RENDERINGS_SQL = `
+const renderingsOfNames = (names: string): string => `
 SELECT n.name, md5(CASE d.kind
   WHEN 'functions' THEN (SELECT string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY pg_get_function_identity_arguments(p.oid))
                            FROM pg_catalog.pg_proc AS p WHERE p.pronamespace = s.oid AND p.proname = d.object)
@@ -31,14 +31,41 @@ SELECT n.name, md5(CASE d.kind
                                  FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped), '')
                        FROM pg_catalog.pg_type AS t WHERE t.typnamespace = s.oid AND t.typname = d.object)
   END) AS rendering
-  FROM unnest($1::text[]) AS n(name)
+  FROM unnest(${names}) AS n(name)
  CROSS JOIN LATERAL (SELECT split_part(n.name, '/', 1) AS kind, regexp_replace(split_part(n.name, '/', 2), '\\.sql$', '') AS object) AS d
  CROSS JOIN (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema()) AS s`;
+
+const RENDERINGS_SQL = renderingsOfNames('$1::text[]');
+
+/**
+ * What sql_definitions records of each file beside what the database runs of it, read in one statement:
+ * a migrate that commits a changed file (its object and its record together, sql-definitions.ts) between
+ * two reads would make its new object look like a change by hand of the old record.
+ */
+const RECORDED_AND_RUNNING_SQL = `
+SELECT recorded.name, recorded.checksum, recorded.catalog, running.rendering
+  FROM sql_definitions AS recorded
+  JOIN (${renderingsOfNames('ARRAY(SELECT name FROM sql_definitions)')}) AS running USING (name)
+ ORDER BY recorded.name`;
 
 /** Each file's rendering (an md5), or null where the database has no such object. */
 export async function renderingsOf(db: Pick<pg.ClientBase, 'query'>, names: string[]): Promise<Map<string, string | null>> {
   const { rows } = await db.query<{ name: string; rendering: string | null }>(RENDERINGS_SQL, [names]);
   return new Map(rows.map((row) => [row.name, row.rendering]));
+}
+
+export interface RecordedAndRunning {
+  name: string;
+  checksum: string;
+  /** sql_definitions.catalog: what was recorded of the file's object (catalogRecord). */
+  catalog: string | null;
+  /** What the database runs of it now, or null where it has no such object. */
+  rendering: string | null;
+}
+
+/** Every file sql_definitions records, with what the database runs of it, as of one moment. */
+export async function recordedAndRunning(db: Pick<pg.ClientBase, 'query'>): Promise<RecordedAndRunning[]> {
+  return (await db.query<RecordedAndRunning>(RECORDED_AND_RUNNING_SQL)).rows;
 }
 
 /** The record of a file's rendering, as sql_definitions.catalog keeps it. */

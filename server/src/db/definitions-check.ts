@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { OperatorError } from '../customers.js';
-import { describeDrifts, driftOf, recordedRendering, renderingsOf, type DefinitionDrift } from './definition-catalog.js';
+import { describeDrifts, driftOf, recordedAndRunning, recordedRendering, type DefinitionDrift, type RecordedAndRunning } from './definition-catalog.js';
 
 export class DefinitionsDriftError extends OperatorError {
   override name = 'DefinitionsDriftError';
@@ -17,17 +17,47 @@ export class DefinitionsDriftError extends OperatorError {
 /** No table or no column: a database no release with these records has migrated; there is nothing to compare with. */
 const NOT_RECORDED = new Set(['42P01', '42703']);
 
-/** Every file whose object the database runs otherwise than was applied (or, a type's or index's, than the migrations made). */
-export async function definitionDrift(db: Pick<pg.ClientBase, 'query'>): Promise<DefinitionDrift[]> {
-  let rows: { name: string; checksum: string; catalog: string | null }[];
+/**
+ * Readings a drift check takes at most. A migrate that commits a changed file while a reading runs can make
+ * that reading see its new record beside its old object, or the other way round: the record is read as of
+ * the statement's snapshot, but pg_get_functiondef and its kin read the catalog as it is when they run: one
+ * statement (recordedAndRunning) does not make them agree (test/db/definitions-drift-concurrent.test.ts saw
+ * dozens of false 'changed' with it alone), nor would a REPEATABLE READ transaction. Such a mismatch
+ * never comes back, the catalog having moved on; a change by hand stays. So a drift is believed when the
+ * next reading finds the same record and the same object; one that differs each time, this many times,
+ * is believed as read last.
+ */
+const MAX_READINGS = 5;
+
+interface Drifting {
+  drift: DefinitionDrift;
+  /** The record and the object this reading saw: two readings that agree on both saw a drift that stays. */
+  seen: string;
+}
+
+/** One reading: every file whose record and object differ; none when nothing is recorded. */
+async function driftingNow(db: Pick<pg.ClientBase, 'query'>): Promise<Drifting[]> {
+  let rows: RecordedAndRunning[];
   try {
-    ({ rows } = await db.query<{ name: string; checksum: string; catalog: string | null }>('SELECT name, checksum, catalog FROM sql_definitions ORDER BY name'));
+    rows = await recordedAndRunning(db);
   } catch (error) {
     if (NOT_RECORDED.has((error as { code?: string }).code ?? '')) return [];
     throw error;
   }
-  const running = await renderingsOf(db, rows.map((row) => row.name));
-  return rows.flatMap((row) => driftOf(row.name, recordedRendering(row.catalog, row.checksum), running.get(row.name)) ?? []);
+  return rows.flatMap((row) => {
+    const drift = driftOf(row.name, recordedRendering(row.catalog, row.checksum), row.rendering);
+    return drift ? [{ drift, seen: `${row.checksum} ${row.catalog} ${row.rendering}` }] : [];
+  });
+}
+
+/** Every file whose object the database runs otherwise than was applied (or, a type's or index's, than the migrations made). */
+export async function definitionDrift(db: Pick<pg.ClientBase, 'query'>): Promise<DefinitionDrift[]> {
+  let before = new Map<string, string>();
+  for (let reading = 1; ; reading += 1) {
+    const drifting = await driftingNow(db);
+    if (reading === MAX_READINGS || drifting.every((each) => before.get(each.drift.name) === each.seen)) return drifting.map((each) => each.drift);
+    before = new Map(drifting.map((each) => [each.drift.name, each.seen]));
+  }
 }
 
 /** A function's or trigger's file: what the feed's correctness rests on, and what `migrate` puts back. */

@@ -1,7 +1,7 @@
 // What the server tells of each request beyond its log line, when asked: OpenTelemetry traces (a span for
 // the HTTP request, continuing an incoming W3C traceparent, one for its route, and one for each PostgreSQL
-// statement: the admission, the page, the count) when OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT
-// say so, and a Server-Timing header with the statements' milliseconds when SERVER_TIMING=on. Both off (the
+// statement: the admission, the page, the count) when OTEL_TRACES_EXPORTER or an OTLP endpoint say so and
+// OTEL_SDK_DISABLED does not forbid it, and a Server-Timing header with the statements' milliseconds when SERVER_TIMING=on. Both off (the
 // default): nothing is registered, no statement is wrapped and no OpenTelemetry module is loaded, which is
 // only imported (./otel.ts) when traces are on.
 import type { Request, Server } from '@hapi/hapi';
@@ -21,9 +21,17 @@ export interface RequestTracer {
   shutdown(): Promise<void>;
 }
 
-/** Where traces go: OTEL_TRACES_EXPORTER, else an OTLP receiver when OTEL_EXPORTER_OTLP_ENDPOINT names one. */
-export function tracesExporterOf(config: Pick<Config, 'otelTracesExporter' | 'otelExporterOtlpEndpoint'>): 'none' | 'otlp' | 'console' {
-  return config.otelTracesExporter ?? (config.otelExporterOtlpEndpoint !== undefined ? 'otlp' : 'none');
+/**
+ * Where traces go: nowhere with OTEL_SDK_DISABLED=true, whatever else is set (the OpenTelemetry standard's
+ * switch); else OTEL_TRACES_EXPORTER, else an OTLP receiver when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_ENDPOINT names one.
+ */
+export function tracesExporterOf(
+  config: Pick<Config, 'otelSdkDisabled' | 'otelTracesExporter' | 'otelExporterOtlpTracesEndpoint' | 'otelExporterOtlpEndpoint'>,
+): 'none' | 'otlp' | 'console' {
+  if (config.otelSdkDisabled === 'true') return 'none';
+  const endpoint = config.otelExporterOtlpTracesEndpoint ?? config.otelExporterOtlpEndpoint;
+  return config.otelTracesExporter ?? (endpoint !== undefined ? 'otlp' : 'none');
 }
 
 interface Observation {

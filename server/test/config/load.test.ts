@@ -44,10 +44,13 @@ describe('configuration from the environment', () => {
       dbReplicaRetryMs: 1_000,
       dbCheckIntervalMs: 1_000,
       dbCheckTimeoutMs: 2_000,
+      otelSdkDisabled: 'false',
       otelTracesExporter: undefined,
+      otelExporterOtlpTracesEndpoint: undefined,
       otelExporterOtlpEndpoint: undefined,
       otelExporterOtlpProtocol: 'http/protobuf',
-      otelServiceName: 'loadfeed-server',
+      otelServiceName: undefined,
+      otelResourceAttributes: {},
       serverTiming: 'off',
     });
   });
@@ -65,6 +68,29 @@ describe('configuration from the environment', () => {
         '/srv',
       ),
     ).toMatchObject({ otelTracesExporter: 'console', otelExporterOtlpEndpoint: 'http://collector:4318', otelExporterOtlpProtocol: 'http/json', otelServiceName: 'feed-east', serverTiming: 'on' });
+    expect(
+      loadConfig(
+        {
+          OTEL_SDK_DISABLED: 'true',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector:4318/custom/traces',
+          OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod, team=feed%2Cops%3Deast ,empty=',
+        },
+        '/srv',
+      ),
+    ).toMatchObject({
+      otelSdkDisabled: 'true',
+      otelExporterOtlpTracesEndpoint: 'https://collector:4318/custom/traces',
+      otelResourceAttributes: { 'deployment.environment.name': 'prod', team: 'feed,ops=east', empty: '' },
+    });
+    for (const bad of ['no-equals', 'a=b=c', 'bad=%E0%A4%A']) {
+      expect(problemsOf({ OTEL_RESOURCE_ATTRIBUTES: `ok=1,${bad}` })).toEqual([
+        'OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas (a comma, "=" or "%" in a value percent-encoded)',
+      ]);
+    }
+    expect(problemsOf({ OTEL_SDK_DISABLED: 'yes', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' })).toEqual([
+      'OTEL_SDK_DISABLED must be one of false, true (got yes)',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http:// or https:// URL',
+    ]);
     expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', SERVER_TIMING: 'yes' }, '/srv')).toThrow(
       /OTEL_TRACES_EXPORTER must be one of none, otlp, console[\s\S]*OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL[\s\S]*OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json[\s\S]*SERVER_TIMING must be one of off, on/,
     );

@@ -3,6 +3,7 @@
 // /readyz, naming its file, and `loadfeed-server migrate` puts it back and says so; a type or an index that
 // differs from what the migrations made is reported, never rewritten, and refuses nothing. A database a
 // newer release migrated keeps that release's definitions, and an instance of this one serves beside it.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,7 +16,7 @@ import { createPool } from '../../src/db/pool.js';
 import { applySqlDefinitions, repeatableDefinitions, SQL_DIR } from '../../src/db/sql-definitions.js';
 import { createLogger } from '../../src/logging.js';
 import { useTestDatabase } from '../../src/testing/vitest.js';
-import { runCli } from '../cli/run-cli.js';
+import { CLI, cliEnv, collect, exited, runCli } from '../cli/run-cli.js';
 
 /** loads_keep_updated_at as a hand edit left it: it lets every write through unstamped. */
 const UNSTAMPING_BODY = `CREATE OR REPLACE FUNCTION loads_keep_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -42,6 +43,23 @@ describe('definitions that differ from what migrate applied', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`/readyz never answered ${status}`);
+  }
+  /** `loadfeed-server start` on the test database until it listens, then stopped with SIGTERM: what it wrote. */
+  async function startCli(): Promise<{ stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, 'start'], { env: cliEnv({ DATABASE_URL: database.url, PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const [stdout, stderr] = [collect(child.stdout!), collect(child.stderr!)];
+    let seen = '';
+    const untilListening = (chunk: Buffer | string) => {
+      seen += String(chunk);
+      if (!seen.includes('listening on')) return;
+      child.stderr!.off('data', untilListening);
+      child.kill('SIGTERM');
+    };
+    child.stderr!.on('data', untilListening);
+    const code = await exited(child);
+    const result = { stdout: await stdout, stderr: await stderr };
+    if (code !== 0 || !seen.includes('listening on')) throw new Error(`start exited with ${code} before listening: ${result.stderr}`);
+    return result;
   }
   const functionSource = async (name: string) =>
     (await admin.query<{ source: string }>('SELECT prosrc AS source FROM pg_proc WHERE proname = $1::text', [name])).rows[0]?.source;
@@ -122,16 +140,26 @@ describe('definitions that differ from what migrate applied', () => {
     expect(rows[0]!.enabled).toBe('A');
   }, 60_000);
 
-  it('reports an index or a type that differs from what the migrations made, never rewrites it, and refuses nothing for it', async () => {
+  it('reports an index and a type that differ from what the migrations made, never rewrites them, refuses nothing for them, and start says so once', async () => {
     await admin.query('DROP INDEX loads_po_number');
+    await admin.query('ALTER TYPE feed_query ADD ATTRIBUTE added_by_hand text');
+    const warning = 'types or indexes differ from what the migrations made: types/feed_query.sql (changed), indexes/loads_po_number.sql (missing)';
     try {
       const cli = await runCli(['migrate'], { env: { DATABASE_URL: database.url } });
       expect(cli.code).toBe(0);
       expect(cli.stdout).toBe('the database is up to date\n');
-      expect(cli.stderr).toContain('loadfeed-server: warning: types or indexes differ from what the migrations made: indexes/loads_po_number.sql (missing)');
+      expect(cli.stderr).toContain(`loadfeed-server: warning: ${warning}`);
       expect((await admin.query("SELECT to_regclass('loads_po_number') AS index")).rows[0].index).toBeNull();
+      expect((await admin.query("SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = 'feed_query'::regclass AND attname = 'added_by_hand'")).rows[0].n).toBe(1);
       await (await start()).stop();
+      // `start` serves, and the warning is said once: in its log, not again on stderr.
+      const started = await startCli();
+      expect(`${started.stdout}${started.stderr}`.split('types or indexes differ').length - 1).toBe(1);
+      const logged = started.stdout.split('\n').find((line) => line.includes('types or indexes differ'));
+      expect(logged).toContain('types/feed_query.sql (changed)');
+      expect(logged).toContain('indexes/loads_po_number.sql (missing)');
     } finally {
+      await admin.query('ALTER TYPE feed_query DROP ATTRIBUTE added_by_hand');
       await admin.query(readFileSync(join(SQL_DIR, 'indexes/loads_po_number.sql'), 'utf8'));
     }
     expect((await migrateSchema(database.url)).definitions.left).toEqual([]);

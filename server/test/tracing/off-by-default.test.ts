@@ -1,5 +1,5 @@
-// Traces are off by default and free when off: a server made without OTEL_TRACES_EXPORTER or
-// OTEL_EXPORTER_OTLP_ENDPOINT loads no OpenTelemetry module at all; with them, it does (the control).
+// Traces are off by default and free when off: a server made without OTEL_TRACES_EXPORTER or an OTLP
+// endpoint, or with OTEL_SDK_DISABLED=true, loads no OpenTelemetry module at all; with them, it does (the control).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -29,9 +29,14 @@ describe('tracing, off by default', () => {
     expect(off.resolved.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
     const none = await modulesLoaded({ DATABASE_URL: database.url, OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
     expect(none.resolved.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
+    const disabled = await modulesLoaded({ DATABASE_URL: database.url, OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces' });
+    expect(disabled.status).toBe(401);
+    expect(disabled.resolved.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
 
     const on = await modulesLoaded({ DATABASE_URL: database.url, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
     expect(on.status).toBe(401);
     expect(on.resolved.filter((url) => url.includes('@opentelemetry')).length).toBeGreaterThan(3);
+    const tracesEndpointOnly = await modulesLoaded({ DATABASE_URL: database.url, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces' });
+    expect(tracesEndpointOnly.resolved.filter((url) => url.includes('@opentelemetry')).length).toBeGreaterThan(3);
   }, 60_000);
 });

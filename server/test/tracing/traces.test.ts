@@ -1,6 +1,7 @@
 // OpenTelemetry traces (server/README.md, "Tracing"): a span for the HTTP request that continues the
 // caller's W3C traceparent, one for its route, and one for each PostgreSQL statement (admission, count,
 // page) under the route, sent to an OTLP receiver on loopback (JSON and protobuf) or to the console.
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,18 +13,19 @@ const CALLER_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
 
 interface Received {
+  path: string | undefined;
   contentType: string | undefined;
   body: Buffer;
 }
 
-/** An OTLP/HTTP receiver on loopback that keeps every POST to /v1/traces. */
+/** An OTLP/HTTP receiver on loopback that keeps every POST, whatever its path. */
 async function otlpReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server: HttpServer = createHttpServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.method === 'POST' && request.url === '/v1/traces') received.push({ contentType: request.headers['content-type'], body: Buffer.concat(chunks) });
+      if (request.method === 'POST') received.push({ path: request.url, contentType: request.headers['content-type'], body: Buffer.concat(chunks) });
       const json = String(request.headers['content-type']).includes('json');
       response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
     });
@@ -45,15 +47,28 @@ interface JsonSpan {
   attributes: { key: string; value: Record<string, unknown> }[];
 }
 
+type JsonExport = { resourceSpans: { resource: { attributes: JsonSpan['attributes'] }; scopeSpans: { spans: JsonSpan[] }[] }[] };
+
+/** The resources' attributes of OTLP/JSON exports. */
+function resourcesOf(exports: Received[]): JsonSpan['attributes'][] {
+  return exports.flatMap((each) => (JSON.parse(each.body.toString('utf8')) as JsonExport).resourceSpans.map((spans) => spans.resource.attributes));
+}
+
+const SERVER_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 describe('traces', () => {
   const database = useTestDatabase();
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
+  /** The receiver OTEL_EXPORTER_OTLP_ENDPOINT names where another variable must win over it. */
+  let passedOver: Awaited<ReturnType<typeof otlpReceiver>>;
 
   beforeAll(async () => {
     receiver = await otlpReceiver();
+    passedOver = await otlpReceiver();
   });
   afterAll(async () => {
     await receiver?.close();
+    await passedOver?.close();
   });
 
   /** A page 2 (a count, then the page) and a refused request, then the server stopped (which sends what is batched). */
@@ -77,6 +92,8 @@ describe('traces', () => {
     const batches = exports.map((each) => JSON.parse(each.body.toString('utf8')) as { resourceSpans: { resource: { attributes: JsonSpan['attributes'] }; scopeSpans: { spans: JsonSpan[] }[] }[] });
     const resources = batches.flatMap((batch) => batch.resourceSpans.map((each) => each.resource));
     expect(resources[0]!.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'feed-under-test' } });
+    expect(resources[0]!.attributes).toContainEqual({ key: 'service.version', value: { stringValue: SERVER_VERSION } });
+    expect(exports.every((each) => each.path === '/v1/traces')).toBe(true);
     const spans = batches.flatMap((batch) => batch.resourceSpans.flatMap((each) => each.scopeSpans.flatMap((scope) => scope.spans)));
 
     const traced = spans.filter((span) => span.traceId === TRACE_ID);
@@ -110,6 +127,52 @@ describe('traces', () => {
     for (const text of ['GET /api/v1/loads', 'route GET /api/v1/loads', 'admission', 'count', 'page', 'loadfeed-server']) expect(body.includes(Buffer.from(text)), text).toBe(true);
     expect(body.includes(Buffer.from(TRACE_ID, 'hex'))).toBe(true);
     expect(body.includes(Buffer.from(CALLER_SPAN, 'hex'))).toBe(true);
+  }, 60_000);
+
+  it('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT alone turns traces on and is used as it is; the resource has OTEL_RESOURCE_ATTRIBUTES and the server\'s version', async () => {
+    const { page } = await tracedRequests({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/collector/traces`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_RESOURCE_ATTRIBUTES: 'service.name=named-by-attributes, deployment.environment.name=staging,team=feed%2Cops,service.version=0.0.0-told',
+    });
+    expect(page.statusCode).toBe(200);
+    const exports = receiver.received.splice(0);
+    expect(exports.length).toBeGreaterThan(0);
+    expect(exports.map((each) => each.path)).toEqual(exports.map(() => '/collector/traces'));
+    const [resource] = resourcesOf(exports);
+    expect(resource).toContainEqual({ key: 'service.name', value: { stringValue: 'named-by-attributes' } });
+    expect(resource).toContainEqual({ key: 'deployment.environment.name', value: { stringValue: 'staging' } });
+    expect(resource).toContainEqual({ key: 'team', value: { stringValue: 'feed,ops' } });
+    // The release that served is the server's to say, whatever one environment shared by two releases says.
+    expect(resource).toContainEqual({ key: 'service.version', value: { stringValue: SERVER_VERSION } });
+  }, 60_000);
+
+  it('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT wins over OTEL_EXPORTER_OTLP_ENDPOINT, and OTEL_SERVICE_NAME over the attributes', async () => {
+    await tracedRequests({
+      OTEL_EXPORTER_OTLP_ENDPOINT: passedOver.url,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'named-by-variable',
+      OTEL_RESOURCE_ATTRIBUTES: 'service.name=named-by-attributes',
+    });
+    const exports = receiver.received.splice(0);
+    expect(exports.length).toBeGreaterThan(0);
+    expect(passedOver.received.splice(0)).toEqual([]);
+    expect(resourcesOf(exports)[0]).toContainEqual({ key: 'service.name', value: { stringValue: 'named-by-variable' } });
+  }, 60_000);
+
+  it('OTEL_SDK_DISABLED=true sends nothing, whatever the other variables say', async () => {
+    const { page } = await tracedRequests({
+      OTEL_SDK_DISABLED: 'true',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+    });
+    expect(page.statusCode).toBe(200);
+    expect(receiver.received.splice(0)).toEqual([]);
+    // The control: the same without it sends.
+    await tracedRequests({ OTEL_SDK_DISABLED: 'false', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces` });
+    expect(receiver.received.splice(0).length).toBeGreaterThan(0);
   }, 60_000);
 
   it('writes the spans to the console with OTEL_TRACES_EXPORTER=console', async () => {
