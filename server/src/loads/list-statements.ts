@@ -26,7 +26,9 @@ import { COUNTERS_TOTAL, ROWS_TOTAL, countStatement } from './count-statements.j
  * - `feed`: the feed in its order, for no filter but updatedSince (the feed index), or an exact match
  *   (poNumber, billingRefNumber: their indexes hold a few rows, which the planner sorts).
  * - `status`: one walk a status, in the feed's order, over the status index, each taking no more than the
- *   page needs, merged: O(statuses x (skip + take)).
+ *   page needs, merged: O(statuses x (skip + take)). A walk reads under feed_query_any_status(q), the query
+ *   without its status filter (the walk fixes the status): PostgreSQL 15 otherwise takes
+ *   `status = ANY (...)` as the index's condition and sorts every load of the status.
  * - `pickup days`, `delivery days`: a pickup or delivery range, one walk a bucket (UTC day and status) of
  *   the range, of the statuses asked for if any, in the feed's order, over the day index
  *   (loads_feed_pickup_day.sql, loads_feed_delivery_day.sql), each taking no more than the page needs,
@@ -77,7 +79,7 @@ function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, ta
     return `
   SELECT w.id FROM (SELECT DISTINCT unnest(($1::feed_query).statuses) AS status) AS s
    CROSS JOIN LATERAL (
-     SELECT l.id, l.updated_at FROM feed_loads($1::feed_query) AS l
+     SELECT l.id, l.updated_at FROM feed_loads(feed_query_any_status($1::feed_query)) AS l
       WHERE l.status = s.status${after ? `\n        AND ${after}` : ''}
       ORDER BY ${order(direction, 'l.updated_at', 'l.id')}
       LIMIT ${skip} + ${take}) AS w
