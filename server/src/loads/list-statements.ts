@@ -88,11 +88,11 @@ function pageIds(access: FeedAccess, direction: 'ASC' | 'DESC', skip: string, ta
   }
   if (access === 'pickup days' || access === 'delivery days') {
     const { day, range } = DAY_WALKS[access];
-    // The first bucket (UTC day, status) of the range after `after`, as an ordered walk of the day index
-    // that stops at one (written so, not as min(): the planner may otherwise aggregate every load of the range).
-    const firstBucket = (after: string) => `SELECT ${day} AS day, l.status FROM loads AS l
+    // The range's first bucket (UTC day, status) that meets `past`, as an ordered walk of the day index that
+    // stops at one (written so, not as min(): the planner may otherwise aggregate every load of the range).
+    const firstBucket = (past: string) => `SELECT ${day} AS day, l.status FROM loads AS l
        WHERE l.customer_id = ($1::feed_query).customer_id
-         AND ${range}${after}
+         AND ${range}${past}
        ORDER BY 1, 2 LIMIT 1`;
     return `
   WITH RECURSIVE buckets(day, status) AS (
