@@ -151,9 +151,14 @@ describe('the horizon from a stored reading of the feed writers', () => {
           const page = await pageAt(step.customer, horizon);
           const freshAt = await freshHorizon(step.customer, admission.decision.countedAt);
           const freshPage = await pageAt(step.customer, freshAt);
-          const stored = (await observer.query<{ read_at: Date }>('SELECT read_at FROM feed_writers_reading')).rows[0]?.read_at;
-          // As fresh as a fresh reading: nothing commits between the admission and these reads.
-          expect(freshPage.filter((load) => !page.includes(load))).toEqual([]);
+          const reading = (await observer.query<{ read_at: Date; dear: boolean }>(`SELECT read_at, cost >= interval '1 millisecond' AS dear FROM feed_writers_reading`)).rows[0];
+          const stored = reading?.read_at;
+          // As fresh as a fresh reading: nothing commits between the admission and these reads. But for a
+          // reading that was dear (pg_locks took 1 ms or more, as on a loaded machine), which every request
+          // reuses for 5 ms whatever committed since (feed_writers_reading.sql): a horizon from it may miss
+          // the rows stamped after it, never include one still to be committed (checked at the end).
+          const fromDearReading = reading?.dear === true && reading.read_at.getTime() - 1 === Date.parse(horizon);
+          if (!fromDearReading) expect(freshPage.filter((load) => !page.includes(load))).toEqual([]);
           // Lags by at most the stored reading's age, or as a fresh reading does (a writer in flight).
           const countedAt = admission.decision.countedAt.getTime();
           expect(Date.parse(horizon)).toBeGreaterThanOrEqual(Math.min(Date.parse(freshAt), countedAt - reusedForMs - 1));
