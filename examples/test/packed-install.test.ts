@@ -15,6 +15,8 @@ import { runSection } from './readme.js';
 import { query } from './sqlite.js';
 import { CHECKOUT, EXAMPLES, freePort, run, useReferenceServer } from './support.js';
 
+/** The most a package's tarball may weigh (gzipped). */
+const MAX_TARBALL_BYTES = 256_000;
 const PACKAGES = ['@loadfeed/spec', '@loadfeed/sdk', '@loadfeed/server', '@loadfeed/conformance'] as const;
 
 /** What each tarball must carry for its package to work where it is installed. */
@@ -104,7 +106,9 @@ describe('the packed tarballs, installed in an empty project outside the reposit
       const paths = entry.files.map((file) => file.path);
       for (const path of MUST_CARRY[entry.name as (typeof PACKAGES)[number]]) expect(paths, `${entry.filename} lacks ${path}`).toContain(path);
       expect(paths.filter((path) => /(^|\/)(test|bench)\/|tsbuildinfo$/.test(path)), entry.filename).toEqual([]);
-      expect(entry.size, `${entry.filename} is ${entry.size} bytes`).toBeLessThan(200_000);
+      // A bound that catches a folder of data or a build cache shipped by mistake, not growth of the code:
+      // the largest, the server's, was 200 KB (gzipped) with tracing, drift checks and the filter indexes.
+      expect(entry.size, `${entry.filename} is ${entry.size} bytes`).toBeLessThan(MAX_TARBALL_BYTES);
     }
   });
 
